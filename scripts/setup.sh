@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need on Debian 12 (run as root).
+# Idempotent: apt runs only when a package is missing, npm only when the
+# interop lockfile changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake g++ ninja-build ccache pkg-config
+  protobuf-compiler libprotobuf-dev
+  libroaring-dev libzstd-dev liblz4-dev
+  nlohmann-json3-dev libfmt-dev
+  libflatbuffers-dev flatbuffers-compiler libxxhash-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+command -v node >/dev/null 2>&1 || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Real Lance 8 (inside @lancedb/lancedb 0.31.0) for the interop tests.
+if [ "${OMNIGRAPH_SKIP_NPM:-0}" != "1" ]; then
+  interop=tests/interop
+  stamp="$interop/node_modules/.omnigraph-lock"
+  if [ ! -f "$stamp" ] || ! cmp -s "$interop/package-lock.json" "$stamp"; then
+    echo "setup: installing interop npm packages" >&2
+    (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$interop/package-lock.json" "$stamp"
+  fi
+fi

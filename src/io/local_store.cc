@@ -1,0 +1,363 @@
+#include "io/local_store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
+#include "util/random.h"
+
+namespace omnigraph {
+namespace {
+
+constexpr std::string_view kTempPrefix = ".tmp_";
+
+Status ErrnoStatus(std::string_view what, const std::string& path, int err) {
+  if (err == ENOENT) return NotFound(fmt::format("{} '{}': no such file", what, path));
+  if (err == EEXIST) return AlreadyExists(fmt::format("{} '{}': already exists", what, path));
+  return IoError(fmt::format("{} '{}': {}", what, path, std::strerror(err)));
+}
+
+std::string DirectoryOf(const std::string& full_path) {
+  size_t slash = full_path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : full_path.substr(0, slash));
+}
+
+Status WriteAll(int fd, const void* data, size_t size, const std::string& path) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("write", path, errno);
+    }
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status ReadAllAt(int fd, uint8_t* out, uint64_t offset, uint64_t length, const std::string& path) {
+  while (length > 0) {
+    ssize_t n = ::pread(fd, out, length, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus("read", path, errno);
+    }
+    if (n == 0) return CorruptData(fmt::format("'{}' ended early: {} bytes missing at offset {}", path, length, offset));
+    out += n;
+    offset += static_cast<uint64_t>(n);
+    length -= static_cast<uint64_t>(n);
+  }
+  return Status::OK();
+}
+
+class LocalRandomAccessObject final : public RandomAccessObject {
+ public:
+  LocalRandomAccessObject(int fd, uint64_t size, std::string path, StoreCounters* counters)
+      : fd_(fd), size_(size), path_(std::move(path)), counters_(counters) {}
+  ~LocalRandomAccessObject() override { ::close(fd_); }
+  uint64_t size() const override { return size_; }
+  const std::string& path() const override { return path_; }
+  Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) override {
+    ++counters_->reads;
+    if (offset > size_ || length > size_ - offset) {
+      return CorruptData(fmt::format("'{}': range [{}, {}) is past the end of the {}-byte object", path_, offset,
+                                     offset + length, size_));
+    }
+    auto buffer = Buffer::Zeroed(length);
+    OG_RETURN_IF_ERROR(ReadAllAt(fd_, buffer->mutable_data(), offset, length, path_));
+    return BufferPtr(std::move(buffer));
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+  std::string path_;
+  StoreCounters* counters_;
+};
+
+class LocalObjectWriter final : public ObjectWriter {
+ public:
+  LocalObjectWriter(LocalStore* store, std::string full_path, std::string temp_path, int fd)
+      : store_(store), full_path_(std::move(full_path)), temp_path_(std::move(temp_path)), fd_(fd) {
+    buffer_.reserve(kBufferBytes);
+  }
+  ~LocalObjectWriter() override {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      ::unlink(temp_path_.c_str());
+    }
+  }
+  Status Write(const void* data, size_t size) override {
+    if (fd_ < 0) return Internal("write after Finish");
+    const auto* p = static_cast<const uint8_t*>(data);
+    written_ += size;
+    if (buffer_.size() + size > kBufferBytes) {
+      OG_RETURN_IF_ERROR(Flush());
+      if (size >= kBufferBytes) return WriteAll(fd_, p, size, temp_path_);
+    }
+    buffer_.insert(buffer_.end(), p, p + size);
+    return Status::OK();
+  }
+  Status Finish() override {
+    if (fd_ < 0) return Internal("Finish called twice");
+    OG_RETURN_IF_ERROR(Flush());
+    OG_RETURN_IF_ERROR(store_->SyncFile(fd_, temp_path_));
+    ::close(fd_);
+    fd_ = -1;
+    Status published = Publish();
+    if (!published.ok()) ::unlink(temp_path_.c_str());
+    return published;
+  }
+  uint64_t bytes_written() const override { return written_; }
+
+ private:
+  static constexpr size_t kBufferBytes = 1 << 20;
+  Status Flush() {
+    Status st = WriteAll(fd_, buffer_.data(), buffer_.size(), temp_path_);
+    buffer_.clear();
+    return st;
+  }
+  Status Publish() {
+    OG_FAILPOINT(failpoint::kStoreBeforePublish);
+    if (::rename(temp_path_.c_str(), full_path_.c_str()) != 0) return ErrnoStatus("rename", full_path_, errno);
+    OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+    ++store_->counters().writes;
+    return store_->SyncDirectory(DirectoryOf(full_path_));
+  }
+
+  LocalStore* store_;
+  std::string full_path_;
+  std::string temp_path_;
+  int fd_;
+  uint64_t written_ = 0;
+  std::vector<uint8_t> buffer_;
+};
+
+}  // namespace
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  while (!a.empty() && a.back() == '/') a.remove_suffix(1);
+  while (!b.empty() && b.front() == '/') b.remove_prefix(1);
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out;
+  out.reserve(a.size() + 1 + b.size());
+  out.append(a).append("/").append(b);
+  return out;
+}
+
+LocalStore::LocalStore(std::string root) : root_(std::move(root)) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+  if (root_.empty()) root_ = ".";
+}
+
+std::string LocalStore::FullPath(const std::string& path) const { return JoinPath(root_, path); }
+
+std::string LocalStore::Uri(const std::string& path) const {
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(FullPath(path), ec);
+  return ec ? FullPath(path) : absolute.lexically_normal().string();
+}
+
+Status LocalStore::SyncFile(int fd, const std::string& full_path) {
+  OG_FAILPOINT(failpoint::kStoreBeforeFileSync);
+  ++counters_.sync_barriers;
+  if (::fdatasync(fd) != 0) return ErrnoStatus("fdatasync", full_path, errno);
+  return Status::OK();
+}
+
+Status LocalStore::SyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("open directory", dir, errno);
+  ++counters_.sync_barriers;
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) return ErrnoStatus("fsync directory", dir, err);
+  return Status::OK();
+}
+
+Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
+  std::string dir = DirectoryOf(full_path);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) return IoError(fmt::format("'{}' is not a directory", dir));
+    return Status::OK();
+  }
+  OG_RETURN_IF_ERROR(EnsureParentDirectory(dir));
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
+  // The new directory's entry lives in its parent; make it durable.
+  return SyncDirectory(DirectoryOf(dir));
+}
+
+Status LocalStore::WriteTempFile(const std::string& full_path, std::string_view data, std::string* temp_path) {
+  OG_RETURN_IF_ERROR(EnsureParentDirectory(full_path));
+  *temp_path = JoinPath(DirectoryOf(full_path), std::string(kTempPrefix) + Uuid::Random().ToHex());
+  int fd = ::open(temp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("create", *temp_path, errno);
+  Status st = WriteAll(fd, data.data(), data.size(), *temp_path);
+  if (st.ok()) st = SyncFile(fd, *temp_path);
+  ::close(fd);
+  if (!st.ok()) ::unlink(temp_path->c_str());
+  return st;
+}
+
+Result<BufferPtr> LocalStore::Get(const std::string& path) {
+  OG_ASSIGN_OR_RETURN(auto object, OpenForRead(path));
+  return object->ReadAt(0, object->size());
+}
+
+Result<BufferPtr> LocalStore::GetRange(const std::string& path, uint64_t offset, uint64_t length) {
+  OG_ASSIGN_OR_RETURN(auto object, OpenForRead(path));
+  return object->ReadAt(offset, length);
+}
+
+Result<ObjectMeta> LocalStore::Head(const std::string& path) {
+  ++counters_.reads;
+  std::string full = FullPath(path);
+  struct stat st;
+  if (::stat(full.c_str(), &st) != 0) return ErrnoStatus("stat", full, errno);
+  if (!S_ISREG(st.st_mode)) return NotFound(fmt::format("'{}' is not a file", full));
+  return ObjectMeta{path, static_cast<uint64_t>(st.st_size)};
+}
+
+Result<std::unique_ptr<RandomAccessObject>> LocalStore::OpenForRead(const std::string& path) {
+  std::string full = FullPath(path);
+  int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("open", full, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus("stat", full, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return NotFound(fmt::format("'{}' is not a file", full));
+  }
+  return std::unique_ptr<RandomAccessObject>(
+      new LocalRandomAccessObject(fd, static_cast<uint64_t>(st.st_size), full, &counters_));
+}
+
+Status LocalStore::Put(const std::string& path, std::string_view data) {
+  std::string full = FullPath(path);
+  std::string temp;
+  OG_RETURN_IF_ERROR(WriteTempFile(full, data, &temp));
+  Status st = [&]() -> Status {
+    OG_FAILPOINT(failpoint::kStoreBeforePublish);
+    if (::rename(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("rename", full, errno);
+    return Status::OK();
+  }();
+  if (!st.ok()) {
+    ::unlink(temp.c_str());
+    return st;
+  }
+  ++counters_.writes;
+  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+  return SyncDirectory(DirectoryOf(full));
+}
+
+Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data) {
+  std::string full = FullPath(path);
+  std::string temp;
+  OG_RETURN_IF_ERROR(WriteTempFile(full, data, &temp));
+  Status st = [&]() -> Status {
+    OG_FAILPOINT(failpoint::kStoreBeforePublish);
+    if (::link(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("create", full, errno);
+    return Status::OK();
+  }();
+  ::unlink(temp.c_str());
+  if (!st.ok()) return st;
+  ++counters_.writes;
+  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+  return SyncDirectory(DirectoryOf(full));
+}
+
+Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& path) {
+  std::string full = FullPath(path);
+  OG_RETURN_IF_ERROR(EnsureParentDirectory(full));
+  std::string temp = JoinPath(DirectoryOf(full), std::string(kTempPrefix) + Uuid::Random().ToHex());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("create", temp, errno);
+  return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(this, full, temp, fd));
+}
+
+Status LocalStore::Delete(const std::string& path) {
+  ++counters_.deletes;
+  std::string full = FullPath(path);
+  if (::unlink(full.c_str()) != 0) return ErrnoStatus("delete", full, errno);
+  return Status::OK();
+}
+
+Status LocalStore::DeletePrefix(const std::string& prefix) {
+  ++counters_.deletes;
+  std::error_code ec;
+  std::filesystem::remove_all(FullPath(prefix), ec);
+  if (ec) return IoError(fmt::format("delete '{}': {}", FullPath(prefix), ec.message()));
+  return Status::OK();
+}
+
+Result<std::vector<ObjectMeta>> LocalStore::List(const std::string& prefix, bool recursive) {
+  ++counters_.lists;
+  std::vector<ObjectMeta> out;
+  std::string base = FullPath(prefix);
+  std::vector<std::string> pending = {""};
+  while (!pending.empty()) {
+    std::string rel = std::move(pending.back());
+    pending.pop_back();
+    std::string dir = rel.empty() ? base : JoinPath(base, rel);
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) continue;
+      return ErrnoStatus("list", dir, errno);
+    }
+    while (dirent* entry = ::readdir(d)) {
+      std::string_view name = entry->d_name;
+      if (name == "." || name == ".." || name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
+      std::string child_rel = rel.empty() ? std::string(name) : JoinPath(rel, name);
+      struct stat st;
+      if (::stat(JoinPath(base, child_rel).c_str(), &st) != 0) continue;  // raced with a delete
+      if (S_ISDIR(st.st_mode)) {
+        if (recursive) pending.push_back(child_rel);
+      } else if (S_ISREG(st.st_mode)) {
+        out.push_back(ObjectMeta{JoinPath(prefix, child_rel), static_cast<uint64_t>(st.st_size)});
+      }
+    }
+    ::closedir(d);
+  }
+  std::sort(out.begin(), out.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.path < b.path; });
+  return out;
+}
+
+Result<std::vector<std::string>> LocalStore::ListDirectories(const std::string& prefix) {
+  ++counters_.lists;
+  std::vector<std::string> out;
+  std::string base = FullPath(prefix);
+  DIR* d = ::opendir(base.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;
+    return ErrnoStatus("list", base, errno);
+  }
+  while (dirent* entry = ::readdir(d)) {
+    std::string_view name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    if (::stat(JoinPath(base, name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) out.emplace_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace omnigraph

@@ -1,0 +1,56 @@
+// ObjectStore on a local POSIX file system (architecture.md §2 io).
+//
+// - PutIfAbsent writes a temporary file, fsyncs it and link(2)s it to the
+//   target name: link fails with EEXIST when the name exists, which makes the
+//   create atomic across processes, and the name only ever denotes complete
+//   bytes.
+// - Put and ObjectWriter write a temporary file, fsync it and rename(2) it
+//   over the target.
+// - Every publication fsyncs the parent directory (and any directory it had
+//   to create, plus that directory's parent) before returning.
+// Temporary files are named `.tmp_<uuid>` in the target directory; listings
+// skip them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "io/object_store.h"
+
+namespace omnigraph {
+
+class LocalStore final : public ObjectStore {
+ public:
+  // `root` is an existing or creatable directory; keys resolve beneath it.
+  explicit LocalStore(std::string root);
+  static std::shared_ptr<LocalStore> Make(std::string root) { return std::make_shared<LocalStore>(std::move(root)); }
+
+  Result<BufferPtr> Get(const std::string& path) override;
+  Result<BufferPtr> GetRange(const std::string& path, uint64_t offset, uint64_t length) override;
+  Result<ObjectMeta> Head(const std::string& path) override;
+  Result<std::unique_ptr<RandomAccessObject>> OpenForRead(const std::string& path) override;
+  Status Put(const std::string& path, std::string_view data) override;
+  Status PutIfAbsent(const std::string& path, std::string_view data) override;
+  Result<std::unique_ptr<ObjectWriter>> OpenWriter(const std::string& path) override;
+  Status Delete(const std::string& path) override;
+  Status DeletePrefix(const std::string& prefix) override;
+  Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) override;
+  Result<std::vector<std::string>> ListDirectories(const std::string& prefix) override;
+  std::string Uri(const std::string& path) const override;
+
+  const std::string& root() const { return root_; }
+
+  // Internal helpers shared with the writer implementation.
+  std::string FullPath(const std::string& path) const;
+  // Creates the directory of `full_path` and any missing parents, fsyncing
+  // each parent that gained an entry.
+  Status EnsureParentDirectory(const std::string& full_path);
+  Status SyncDirectory(const std::string& dir);
+  Status SyncFile(int fd, const std::string& full_path);
+
+ private:
+  Status WriteTempFile(const std::string& full_path, std::string_view data, std::string* temp_path);
+  std::string root_;
+};
+
+}  // namespace omnigraph

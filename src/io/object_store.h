@@ -1,0 +1,104 @@
+// The object-store interface every storage layer writes through
+// (architecture.md §2 io). Paths are relative, '/'-separated keys under the
+// store's root; directories are implied by keys.
+//
+// Durability contract: a successful Put, PutIfAbsent or ObjectWriter::Finish
+// means the bytes and the directory entry naming them survive a power cut.
+// Visibility is atomic: readers see the whole object or nothing.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/buffer.h"
+#include "util/status.h"
+
+namespace omnigraph {
+
+struct ObjectMeta {
+  std::string path;   // full key relative to the store root
+  uint64_t size = 0;  // bytes
+};
+
+// Counters of storage requests, for benchmarks that budget them.
+struct StoreCounters {
+  std::atomic<uint64_t> reads{0};         // Get, GetRange, ReadAt, Head
+  std::atomic<uint64_t> writes{0};        // Put, PutIfAbsent, ObjectWriter::Finish
+  std::atomic<uint64_t> lists{0};
+  std::atomic<uint64_t> deletes{0};
+  std::atomic<uint64_t> sync_barriers{0}; // fsync/fdatasync calls (files and directories)
+
+  void Reset() { reads = writes = lists = deletes = sync_barriers = 0; }
+};
+
+// An object opened for repeated ranged reads.
+class RandomAccessObject {
+ public:
+  virtual ~RandomAccessObject() = default;
+  virtual uint64_t size() const = 0;
+  // Reads [offset, offset + length). CorruptData when the range runs past the
+  // end of the object (a truncated file), IoError on read failure.
+  virtual Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// Streams a new object. Nothing is visible until Finish() succeeds; a writer
+// destroyed without Finish() leaves nothing behind.
+class ObjectWriter {
+ public:
+  virtual ~ObjectWriter() = default;
+  virtual Status Write(const void* data, size_t size) = 0;
+  Status Write(std::string_view bytes) { return Write(bytes.data(), bytes.size()); }
+  // Makes the object durable and visible, replacing any previous object.
+  virtual Status Finish() = 0;
+  virtual uint64_t bytes_written() const = 0;
+};
+
+class ObjectStore {
+ public:
+  virtual ~ObjectStore() = default;
+
+  // Whole object. NotFound when absent.
+  virtual Result<BufferPtr> Get(const std::string& path) = 0;
+  // [offset, offset + length). NotFound when absent; CorruptData past the end.
+  virtual Result<BufferPtr> GetRange(const std::string& path, uint64_t offset, uint64_t length) = 0;
+  // Size of the object. NotFound when absent.
+  virtual Result<ObjectMeta> Head(const std::string& path) = 0;
+  virtual Result<std::unique_ptr<RandomAccessObject>> OpenForRead(const std::string& path) = 0;
+
+  // Atomically creates or replaces `path` with `data`, durably.
+  virtual Status Put(const std::string& path, std::string_view data) = 0;
+  // Creates `path` only if no object exists there; AlreadyExists otherwise.
+  // Atomic across processes: of concurrent callers exactly one succeeds.
+  virtual Status PutIfAbsent(const std::string& path, std::string_view data) = 0;
+  virtual Result<std::unique_ptr<ObjectWriter>> OpenWriter(const std::string& path) = 0;
+
+  // Removes `path`; NotFound when absent.
+  virtual Status Delete(const std::string& path) = 0;
+  // Removes every object under `prefix/` (used by tests and cleanup).
+  virtual Status DeletePrefix(const std::string& prefix) = 0;
+  // Objects under `prefix/`, sorted by path. Non-recursive lists only the
+  // direct children that are objects. An absent prefix lists nothing.
+  virtual Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) = 0;
+  // Direct child "directories" of `prefix/` (names only, sorted).
+  virtual Result<std::vector<std::string>> ListDirectories(const std::string& prefix) = 0;
+
+  // Absolute URI of `path` (Lance base paths record absolute roots).
+  virtual std::string Uri(const std::string& path) const = 0;
+
+  StoreCounters& counters() { return counters_; }
+
+ protected:
+  StoreCounters counters_;
+};
+
+using ObjectStorePtr = std::shared_ptr<ObjectStore>;
+
+// Joins key segments with '/', ignoring empty segments.
+std::string JoinPath(std::string_view a, std::string_view b);
+
+}  // namespace omnigraph

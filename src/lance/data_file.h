@@ -1,0 +1,81 @@
+// Lance data files, file format 2.1 (spec/lance-format.md §2–§3 and
+// docs/lance-file-encoding.md).
+//
+// The writer uses the simplest encodings Lance accepts (mini-block pages of
+// flat / variable / fixed-size-list values with flat u16 repetition and
+// definition levels, full-zip pages for values too wide for a mini-block
+// chunk, all-null pages); the reader reads everything the writer produces
+// and refuses any other layout or compressive encoding with an Unsupported
+// error naming it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+#include "io/object_store.h"
+#include "util/status.h"
+
+namespace omnigraph::lance {
+
+struct DataFileWriterOptions {
+  // A column's page is cut when its encoded buffers reach this size (bytes).
+  uint64_t page_bytes = 8 << 20;
+  // ... or when it holds this many rows.
+  uint64_t max_rows_per_page = 1 << 20;
+};
+
+// What the manifest records about a finished data file.
+struct WrittenDataFile {
+  std::string path;                     // as given to Open
+  uint64_t num_rows = 0;
+  uint64_t file_size_bytes = 0;
+  std::vector<int32_t> fields;          // field ids that own a column, pre-order
+  std::vector<int32_t> column_indices;  // column of each entry in `fields`
+};
+
+// Streams record batches into one data file.
+class DataFileWriter {
+ public:
+  // `schema` must carry field ids. Nothing is visible at `path` until
+  // Finish() succeeds. Errors: InvalidArgument for a schema without ids or
+  // with a type Lance cannot store; IoError from the store.
+  static Result<std::unique_ptr<DataFileWriter>> Open(ObjectStore* store, const std::string& path, SchemaPtr schema,
+                                                      DataFileWriterOptions options = {});
+  virtual ~DataFileWriter() = default;
+
+  // Appends rows. The batch schema must equal the writer schema (ids aside).
+  // Errors: InvalidArgument on a schema mismatch or nulls in a non-nullable
+  // column; IoError from the store.
+  virtual Status Write(const RecordBatch& batch) = 0;
+  virtual uint64_t rows_written() const = 0;
+  // Flushes the remaining pages, writes metadata and footer, and makes the
+  // file durable (fsynced) and visible.
+  virtual Result<WrittenDataFile> Finish() = 0;
+};
+
+// Reads one data file. Thread-compatible (one reader per thread).
+class DataFileReader {
+ public:
+  // Reads the footer, column metadata and schema. `path` names the file in
+  // errors. Errors: NotFound, CorruptData (truncated file, bad magic, offsets
+  // outside the file, undecodable metadata), Unsupported (file version other
+  // than 2.1, an unknown layout or encoding, named).
+  static Result<std::unique_ptr<DataFileReader>> Open(std::unique_ptr<RandomAccessObject> file);
+  virtual ~DataFileReader() = default;
+
+  virtual uint64_t num_rows() const = 0;
+  // File schema with field ids (FileDescriptor in global buffer 0).
+  virtual const SchemaPtr& schema() const = 0;
+
+  // Reads rows [start, start + count) of the top-level field with id
+  // `field_id`. Errors: NotFound when the file holds no such field;
+  // InvalidArgument when the range is outside the file; CorruptData /
+  // Unsupported as for Open. Sequential calls with increasing `start` reuse
+  // decoded pages, so a forward scan decodes each page once.
+  virtual Result<ArrayPtr> ReadField(int32_t field_id, uint64_t start, uint64_t count) = 0;
+};
+
+}  // namespace omnigraph::lance

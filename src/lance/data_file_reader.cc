@@ -1,0 +1,495 @@
+// DataFileReader: footer and metadata (one tail read), lazily parsed column
+// metadata, one cached decoded page per leaf column, and reassembly of leaf
+// levels into the top-level field's Arrow array (docs/lance-file-encoding.md
+// §1, §3.4).
+
+#include <google/protobuf/any.pb.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "encodings21.pb.h"
+#include "file.pb.h"
+#include "file2.pb.h"
+#include "lance/data_file.h"
+#include "lance/data_file_format.h"
+#include "lance/page_decoder.h"
+#include "lance/proto_convert.h"
+#include "lance/repdef.h"
+#include "util/endian.h"
+
+namespace omnigraph::lance {
+namespace {
+
+namespace pb = ::lance::encodings21;
+
+// First read: the last 64 KiB usually hold the footer, the offset tables,
+// the column metadata and the FileDescriptor.
+constexpr uint64_t kTailReadBytes = 64 * 1024;
+
+struct PageRef {
+  std::vector<uint64_t> offsets;
+  std::vector<uint64_t> sizes;
+  uint64_t num_rows = 0;
+  uint64_t first_row = 0;
+  pb::PageLayout layout;
+};
+
+struct Column {
+  uint64_t meta_pos = 0, meta_size = 0;  // ColumnMetadata bytes in the file
+  bool parsed = false;
+  std::vector<PageRef> pages;
+  int cached_page = -1;
+  DecodedPage cached;
+};
+
+// A top-level field of the file.
+struct TopField {
+  int32_t id = -1;
+  std::string name;
+  const Field* field = nullptr;  // in the reader's schema; null when unsupported
+  Status unsupported;            // why `field` is null
+  int first_column = 0;
+  int num_columns = 0;
+  std::vector<LeafPath> paths;   // one per column
+};
+
+bool IsContainer(const std::string& logical_type) {
+  return logical_type == "struct" || logical_type == "list" || logical_type == "large_list" || logical_type == "map";
+}
+
+int CountLeaves(const Field& field) {
+  switch (field.type->id()) {
+    case TypeId::kStruct: {
+      int n = 0;
+      for (const Field& member : field.type->children()) n += CountLeaves(member);
+      return n;
+    }
+    case TypeId::kList: return CountLeaves(field.type->item());
+    default: return 1;
+  }
+}
+
+class DataFileReaderImpl final : public DataFileReader {
+ public:
+  explicit DataFileReaderImpl(std::unique_ptr<RandomAccessObject> file) : file_(std::move(file)) {
+    where_ = fmt::format("data file '{}'", file_->path());
+  }
+
+  Status Open() {
+    const uint64_t size = file_->size();
+    if (size < kFooterBytes) {
+      return CorruptData(fmt::format("{}: {} bytes is too short for a Lance file footer", where_, size));
+    }
+    uint64_t tail_start = size - std::min(size, kTailReadBytes);
+    OG_ASSIGN_OR_RETURN(BufferPtr tail, file_->ReadAt(tail_start, size - tail_start));
+    const uint8_t* footer = tail->data() + tail->size() - kFooterBytes;
+    if (std::string_view(reinterpret_cast<const char*>(footer + 36), 4) != kFileMagic) {
+      return CorruptData(fmt::format("{}: bad magic at the end of the file", where_));
+    }
+    uint64_t column_meta_start = LoadLE<uint64_t>(footer);
+    uint64_t cmo_pos = LoadLE<uint64_t>(footer + 8);
+    uint64_t gbo_pos = LoadLE<uint64_t>(footer + 16);
+    uint32_t num_global = LoadLE<uint32_t>(footer + 24);
+    uint32_t num_columns = LoadLE<uint32_t>(footer + 28);
+    uint16_t major = LoadLE<uint16_t>(footer + 32);
+    uint16_t minor = LoadLE<uint16_t>(footer + 34);
+    if (major != kFormatMajor || minor != kFormatMinor) {
+      return Unsupported(fmt::format("{}: file format version {}.{} (only 2.1 is supported)", where_, major, minor));
+    }
+    const uint64_t body_end = size - kFooterBytes;
+    if (num_global == 0) return CorruptData(fmt::format("{}: no global buffers", where_));
+    if (gbo_pos > body_end || uint64_t{num_global} * 16 > body_end - gbo_pos) {
+      return CorruptData(fmt::format("{}: global buffer table at {} runs past the footer", where_, gbo_pos));
+    }
+    if (cmo_pos > gbo_pos || uint64_t{num_columns} * 16 > gbo_pos - cmo_pos) {
+      return CorruptData(fmt::format("{}: column metadata table at {} does not fit before {}", where_, cmo_pos, gbo_pos));
+    }
+    if (column_meta_start > cmo_pos) {
+      return CorruptData(fmt::format("{}: column metadata starts at {}, after its table at {}", where_,
+                                     column_meta_start, cmo_pos));
+    }
+    data_end_ = column_meta_start;
+    // Metadata region: column metadata, tables, footer.
+    if (column_meta_start < tail_start) {
+      OG_ASSIGN_OR_RETURN(tail, file_->ReadAt(column_meta_start, size - column_meta_start));
+      tail_start = column_meta_start;
+    }
+    meta_ = tail;
+    meta_start_ = tail_start;
+
+    // Global buffer 0: the FileDescriptor.
+    uint64_t gb_pos = LoadLE<uint64_t>(Meta(gbo_pos));
+    uint64_t gb_size = LoadLE<uint64_t>(Meta(gbo_pos + 8));
+    if (gb_pos > body_end || gb_size > body_end - gb_pos) {
+      return CorruptData(fmt::format("{}: file descriptor [{}, +{}) lies outside the file", where_, gb_pos, gb_size));
+    }
+    BufferPtr descriptor_bytes;
+    if (gb_pos >= meta_start_) {
+      descriptor_bytes = meta_->Slice(gb_pos - meta_start_, gb_size);
+    } else {
+      OG_ASSIGN_OR_RETURN(descriptor_bytes, file_->ReadAt(gb_pos, gb_size));
+    }
+    ::lance::file::FileDescriptor descriptor;
+    if (!descriptor.ParseFromArray(descriptor_bytes->data(), static_cast<int>(descriptor_bytes->size()))) {
+      return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
+    }
+    num_rows_ = descriptor.length();
+    OG_RETURN_IF_ERROR(BuildSchema(descriptor.schema()));
+
+    if (static_cast<uint64_t>(total_columns_) != num_columns) {
+      return CorruptData(fmt::format("{}: schema has {} leaf fields but the file has {} columns", where_,
+                                     total_columns_, num_columns));
+    }
+    columns_.resize(num_columns);
+    for (uint32_t c = 0; c < num_columns; ++c) {
+      uint64_t pos = LoadLE<uint64_t>(Meta(cmo_pos + 16 * c));
+      uint64_t length = LoadLE<uint64_t>(Meta(cmo_pos + 16 * c + 8));
+      if (pos < column_meta_start || pos > cmo_pos || length > cmo_pos - pos) {
+        return CorruptData(fmt::format("{}: column {} metadata [{}, +{}) lies outside [{}, {})", where_, c, pos, length,
+                                       column_meta_start, cmo_pos));
+      }
+      columns_[c].meta_pos = pos;
+      columns_[c].meta_size = length;
+    }
+    return Status::OK();
+  }
+
+  uint64_t num_rows() const override { return num_rows_; }
+  const SchemaPtr& schema() const override { return schema_; }
+
+  Result<ArrayPtr> ReadField(int32_t field_id, uint64_t start, uint64_t count) override {
+    auto it = top_by_id_.find(field_id);
+    if (it == top_by_id_.end()) {
+      return NotFound(fmt::format("{}: no top-level field with id {}", where_, field_id));
+    }
+    TopField& top = top_fields_[it->second];
+    if (top.field == nullptr) return top.unsupported;
+    if (start > num_rows_ || count > num_rows_ - start) {
+      return InvalidArgument(fmt::format("{}: rows [{}, {}) are outside the file's {} rows", where_, start,
+                                         start + count, num_rows_));
+    }
+    std::vector<std::vector<StepArrays>> steps(static_cast<size_t>(top.num_columns));
+    std::vector<LeafValues> values;
+    values.reserve(static_cast<size_t>(top.num_columns));
+    for (int i = 0; i < top.num_columns; ++i) {
+      values.emplace_back(top.paths[static_cast<size_t>(i)].shape);
+      LevelAssembler assembler(&top.paths[static_cast<size_t>(i)]);
+      OG_RETURN_IF_ERROR(ReadLeaf(top.first_column + i, top.paths[static_cast<size_t>(i)], start, count, &assembler,
+                                  &values.back()));
+      steps[static_cast<size_t>(i)] = std::move(assembler.Finish());
+    }
+    Builder builder{this, &steps, &values};
+    return builder.Build(*top.field, 0, 0, top.num_columns, static_cast<int64_t>(count));
+  }
+
+ private:
+  const uint8_t* Meta(uint64_t file_offset) const { return meta_->data() + (file_offset - meta_start_); }
+
+  // Builds schema_, top_fields_ and the leaf paths from the flattened
+  // schema. Top-level fields we cannot read stay out of schema_ and make
+  // ReadField return Unsupported.
+  Status BuildSchema(const ::lance::file::Schema& proto) {
+    const auto& fields = proto.fields();
+    std::map<int32_t, int> index_of_id;
+    std::vector<std::vector<int>> children(static_cast<size_t>(fields.size()));
+    std::vector<int> roots;
+    for (int i = 0; i < fields.size(); ++i) {
+      if (!index_of_id.emplace(fields.Get(i).id(), i).second) {
+        return CorruptData(fmt::format("{}: field id {} is used twice", where_, fields.Get(i).id()));
+      }
+      int32_t parent = fields.Get(i).parent_id();
+      if (parent < 0) {
+        roots.push_back(i);
+        continue;
+      }
+      auto it = index_of_id.find(parent);
+      if (it == index_of_id.end()) {
+        return CorruptData(fmt::format("{}: field '{}' names parent id {} which does not precede it", where_,
+                                       fields.Get(i).name(), parent));
+      }
+      children[static_cast<size_t>(it->second)].push_back(i);
+    }
+    std::vector<Field> supported;
+    std::vector<std::pair<size_t, size_t>> supported_index;  // top field -> index in `supported`
+    int column = 0;
+    for (int root : roots) {
+      // This field's subtree in pre-order.
+      ProtoFields subtree;
+      std::vector<int> stack{root};
+      int leaves = 0;
+      while (!stack.empty()) {
+        int i = stack.back();
+        stack.pop_back();
+        *subtree.Add() = fields.Get(i);
+        if (!IsContainer(fields.Get(i).logical_type())) ++leaves;
+        const auto& kids = children[static_cast<size_t>(i)];
+        for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back(*k);
+      }
+      TopField top;
+      top.id = fields.Get(root).id();
+      top.name = fields.Get(root).name();
+      top.first_column = column;
+      ProtoBytesMap no_metadata;
+      auto parsed = SchemaFromProto(subtree, no_metadata, where_);
+      if (parsed.ok() && parsed->num_fields() == 1) {
+        const Field& field = parsed->field(0);
+        top.num_columns = CountLeaves(field);
+        Status st = CollectLeafPaths(field, &top.paths);
+        if (!st.ok()) {
+          top.unsupported = Unsupported(fmt::format("{}: field '{}': {}", where_, top.name, st.message()));
+          top.paths.clear();
+        } else {
+          supported_index.emplace_back(top_fields_.size(), supported.size());
+          supported.push_back(field);
+        }
+      } else if (!parsed.ok() && parsed.status().code() == ErrorCode::kUnsupported) {
+        top.unsupported = parsed.status();
+      } else if (!parsed.ok()) {
+        return parsed.status();
+      } else {
+        return CorruptData(fmt::format("{}: field '{}' does not form one tree", where_, top.name));
+      }
+      if (top.field == nullptr && top.paths.empty()) top.num_columns = leaves;
+      column += top.num_columns;
+      top_by_id_[top.id] = static_cast<int>(top_fields_.size());
+      top_fields_.push_back(std::move(top));
+    }
+    total_columns_ = column;
+    Metadata metadata;
+    for (const auto& [key, value] : proto.metadata()) metadata[key] = value;
+    schema_ = std::make_shared<const Schema>(std::move(supported), std::move(metadata));
+    for (const auto& [top_index, schema_index] : supported_index) {
+      top_fields_[top_index].field = &schema_->field(static_cast<int>(schema_index));
+    }
+    return Status::OK();
+  }
+
+  Status ParseColumn(int index, Column* column) {
+    std::string where = fmt::format("{}: column {}", where_, index);
+    ::lance::file::v2::ColumnMetadata meta;
+    if (!meta.ParseFromArray(Meta(column->meta_pos), static_cast<int>(column->meta_size))) {
+      return CorruptData(fmt::format("{}: undecodable column metadata", where));
+    }
+    if (meta.has_encoding()) {
+      const auto& encoding = meta.encoding();
+      if (!encoding.has_direct()) return Unsupported(fmt::format("{}: deferred or empty column encoding", where));
+      google::protobuf::Any any;
+      if (!any.ParseFromString(encoding.direct().encoding())) {
+        return CorruptData(fmt::format("{}: undecodable column encoding", where));
+      }
+      if (any.type_url() != kColumnEncodingTypeUrl) {
+        return Unsupported(fmt::format("{}: column encoding '{}'", where, any.type_url()));
+      }
+      pb::ColumnEncoding column_encoding;
+      if (!column_encoding.ParseFromString(any.value())) {
+        return CorruptData(fmt::format("{}: undecodable column encoding", where));
+      }
+      if (column_encoding.column_encoding_case() == pb::ColumnEncoding::kBlob) {
+        return Unsupported(fmt::format("{}: blob column encoding", where));
+      }
+      if (column_encoding.column_encoding_case() == pb::ColumnEncoding::kZoneIndex) {
+        return Unsupported(fmt::format("{}: zone-index column encoding", where));
+      }
+    }
+    uint64_t row = 0;
+    column->pages.resize(static_cast<size_t>(meta.pages_size()));
+    for (int p = 0; p < meta.pages_size(); ++p) {
+      const auto& page = meta.pages(p);
+      PageRef& ref = column->pages[static_cast<size_t>(p)];
+      if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
+        return CorruptData(fmt::format("{} page {}: {} buffer offsets but {} sizes", where, p,
+                                       page.buffer_offsets_size(), page.buffer_sizes_size()));
+      }
+      for (int b = 0; b < page.buffer_offsets_size(); ++b) {
+        uint64_t offset = page.buffer_offsets(b), size = page.buffer_sizes(b);
+        if (offset > data_end_ || size > data_end_ - offset) {
+          return CorruptData(fmt::format("{} page {}: buffer {} [{}, +{}) lies outside the data region of {} bytes",
+                                         where, p, b, offset, size, data_end_));
+        }
+        ref.offsets.push_back(offset);
+        ref.sizes.push_back(size);
+      }
+      ref.num_rows = page.length();
+      ref.first_row = row;
+      if (ref.num_rows > num_rows_ - row) {
+        return CorruptData(fmt::format("{}: pages hold more than the file's {} rows", where, num_rows_));
+      }
+      row += ref.num_rows;
+      if (!page.encoding().has_direct()) return Unsupported(fmt::format("{} page {}: non-direct page encoding", where, p));
+      google::protobuf::Any any;
+      if (!any.ParseFromString(page.encoding().direct().encoding())) {
+        return CorruptData(fmt::format("{} page {}: undecodable page encoding", where, p));
+      }
+      if (any.type_url() != kPageLayoutTypeUrl) {
+        return Unsupported(fmt::format("{} page {}: page encoding '{}' (not a 2.1 page layout)", where, p,
+                                       any.type_url()));
+      }
+      if (!ref.layout.ParseFromString(any.value())) {
+        return CorruptData(fmt::format("{} page {}: undecodable page layout", where, p));
+      }
+    }
+    if (row != num_rows_) {
+      return CorruptData(fmt::format("{}: pages hold {} rows, the file has {}", where, row, num_rows_));
+    }
+    // Empty pages hold no rows; dropping them keeps the page search simple.
+    column->pages.erase(std::remove_if(column->pages.begin(), column->pages.end(),
+                                       [](const PageRef& p) { return p.num_rows == 0; }),
+                        column->pages.end());
+    column->parsed = true;
+    return Status::OK();
+  }
+
+  Result<const DecodedPage*> Page(int column_index, const LeafPath& path, int page_index) {
+    Column& column = columns_[static_cast<size_t>(column_index)];
+    if (column.cached_page == page_index) return &column.cached;
+    column.cached_page = -1;
+    const PageRef& ref = column.pages[static_cast<size_t>(page_index)];
+    std::string where = fmt::format("{}: column {} page {}", where_, column_index, page_index);
+    auto read = [&](size_t b) -> Result<BufferPtr> {
+      if (b >= ref.offsets.size()) return CorruptData(fmt::format("{}: buffer {} is missing", where, b));
+      return file_->ReadAt(ref.offsets[b], ref.sizes[b]);
+    };
+    OG_RETURN_IF_ERROR(DecodePage(ref.layout, path, ref.num_rows, ref.sizes, read, &column.cached, where));
+    column.cached_page = page_index;
+    return &column.cached;
+  }
+
+  // Feeds rows [start, start + count) of one leaf column to `assembler`
+  // and its visible values to `values`.
+  Status ReadLeaf(int column_index, const LeafPath& path, uint64_t start, uint64_t count, LevelAssembler* assembler,
+                  LeafValues* values) {
+    Column& column = columns_[static_cast<size_t>(column_index)];
+    if (!column.parsed) OG_RETURN_IF_ERROR(ParseColumn(column_index, &column));
+    uint64_t row = start;
+    const uint64_t end = start + count;
+    while (row < end) {
+      auto it = std::upper_bound(column.pages.begin(), column.pages.end(), row,
+                                 [](uint64_t r, const PageRef& p) { return r < p.first_row; });
+      int page_index = static_cast<int>(it - column.pages.begin()) - 1;
+      OG_ASSIGN_OR_RETURN(const DecodedPage* page, Page(column_index, path, page_index));
+      const PageRef& ref = column.pages[static_cast<size_t>(page_index)];
+      uint64_t r0 = row - ref.first_row;
+      uint64_t r1 = std::min(ref.num_rows, end - ref.first_row);
+      std::string_view where = where_;
+      if (page->all_null_rows) {
+        static const uint16_t kNull = 1;
+        std::vector<uint16_t> def(r1 - r0, kNull);
+        OG_ASSIGN_OR_RETURN(uint64_t slots, assembler->Consume(page->layers, nullptr, def.data(), def.size(), where));
+        values->AppendNulls(slots);
+      } else {
+        uint64_t l0 = page->RowLevel(r0), l1 = page->RowLevel(r1);
+        uint64_t v0 = page->RowValue(r0), v1 = page->RowValue(r1);
+        const uint16_t* rep = page->rep.empty() ? nullptr : page->rep.data() + l0;
+        const uint16_t* def = page->def.empty() ? nullptr : page->def.data() + l0;
+        OG_ASSIGN_OR_RETURN(uint64_t slots, assembler->Consume(page->layers, rep, def, l1 - l0, where));
+        if (slots != v1 - v0) {
+          return CorruptData(fmt::format("{}: column {} rows [{}, {}) have {} leaf slots but {} values", where_,
+                                         column_index, row, row + (r1 - r0), slots, v1 - v0));
+        }
+        values->AppendRange(page->values, v0, v1 - v0);
+      }
+      row += r1 - r0;
+    }
+    return Status::OK();
+  }
+
+  // Assembles Arrow arrays top-down from the per-leaf step arrays.
+  struct Builder {
+    DataFileReaderImpl* reader;
+    std::vector<std::vector<StepArrays>>* steps;
+    std::vector<LeafValues>* values;
+
+    static BufferPtr Validity(StepArrays& s) {
+      if (s.null_count == 0) return nullptr;
+      std::vector<uint8_t> bits = std::move(s.validity.mutable_bytes());
+      bits.resize(static_cast<size_t>(BitmapBytes(s.length)), 0);
+      return Buffer::FromVector(std::move(bits));
+    }
+
+    // `length` is the slot count of the parent, used only for structs
+    // without leaves (which have no levels of their own).
+    Result<ArrayPtr> Build(const Field& field, int step, int leaf_begin, int leaf_end, int64_t length) {
+      const std::string& where = reader->where_;
+      if (leaf_begin == leaf_end) {
+        // Only a struct without members has no leaves.
+        return std::make_shared<const Array>(field.type, length, 0, nullptr, nullptr, nullptr, std::vector<ArrayPtr>{});
+      }
+      StepArrays& s = (*steps)[static_cast<size_t>(leaf_begin)][static_cast<size_t>(step)];
+      switch (field.type->id()) {
+        case TypeId::kStruct: {
+          std::vector<ArrayPtr> children;
+          int leaf = leaf_begin;
+          for (const Field& member : field.type->children()) {
+            int n = CountLeaves(member);
+            OG_ASSIGN_OR_RETURN(ArrayPtr child, Build(member, step + 1, leaf, leaf + n, s.length));
+            if (child->length() != s.length) {
+              return CorruptData(fmt::format("{}: struct '{}' has {} rows but member '{}' has {}", where, field.name,
+                                             s.length, member.name, child->length()));
+            }
+            children.push_back(std::move(child));
+            leaf += n;
+          }
+          int64_t nulls = s.null_count;
+          return std::make_shared<const Array>(field.type, s.length, nulls, Validity(s), nullptr, nullptr,
+                                               std::move(children));
+        }
+        case TypeId::kList: {
+          OG_ASSIGN_OR_RETURN(ArrayPtr child, Build(field.type->item(), step + 1, leaf_begin, leaf_end, 0));
+          if (s.offsets.size() != static_cast<size_t>(s.length) + 1 || s.offsets.back() != child->length()) {
+            return CorruptData(fmt::format("{}: list '{}' offsets do not match its {} items", where, field.name,
+                                           child->length()));
+          }
+          if (child->length() > std::numeric_limits<int32_t>::max()) {
+            return InvalidArgument(fmt::format("{}: list '{}' window holds {} items, more than a List can address",
+                                               where, field.name, child->length()));
+          }
+          std::vector<uint8_t> offsets(s.offsets.size() * 4);
+          for (size_t i = 0; i < s.offsets.size(); ++i) {
+            StoreLE<int32_t>(offsets.data() + 4 * i, static_cast<int32_t>(s.offsets[i]));
+          }
+          int64_t nulls = s.null_count;
+          return std::make_shared<const Array>(field.type, s.length, nulls, Validity(s),
+                                               Buffer::FromVector(std::move(offsets)), nullptr,
+                                               std::vector<ArrayPtr>{std::move(child)});
+        }
+        default: {
+          LeafValues& leaf_values = (*values)[static_cast<size_t>(leaf_begin)];
+          if (leaf_values.count() != static_cast<uint64_t>(s.length)) {
+            return CorruptData(fmt::format("{}: field '{}' has {} slots but {} values", where, field.name, s.length,
+                                           leaf_values.count()));
+          }
+          int64_t nulls = s.null_count;
+          return leaf_values.Finish(field.type, Validity(s), nulls);
+        }
+      }
+    }
+  };
+
+  std::unique_ptr<RandomAccessObject> file_;
+  std::string where_;
+  uint64_t num_rows_ = 0;
+  uint64_t data_end_ = 0;
+  BufferPtr meta_;
+  uint64_t meta_start_ = 0;
+  SchemaPtr schema_;
+  std::vector<TopField> top_fields_;
+  std::map<int32_t, int> top_by_id_;
+  int total_columns_ = 0;
+  std::vector<Column> columns_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<RandomAccessObject> file) {
+  if (!file) return InvalidArgument("DataFileReader::Open: no file");
+  auto reader = std::make_unique<DataFileReaderImpl>(std::move(file));
+  OG_RETURN_IF_ERROR(reader->Open());
+  return std::unique_ptr<DataFileReader>(std::move(reader));
+}
+
+}  // namespace omnigraph::lance

@@ -1,0 +1,233 @@
+#include "lance/manifest.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "lance/proto_convert.h"
+#include "table.pb.h"
+#include "util/checksum.h"
+#include "util/endian.h"
+
+namespace omnigraph::lance {
+namespace {
+
+constexpr std::string_view kMagic = "LANC";
+constexpr size_t kTrailerBytes = 16;  // i64 position, i16 major, i16 minor, magic
+constexpr int16_t kManifestMajor = 0;
+constexpr int16_t kManifestMinor = 2;
+constexpr std::string_view kWriterLibrary = "omnigraph";
+
+void AppendSection(std::string* out, std::string_view message) {
+  uint32_t length = static_cast<uint32_t>(message.size());
+  out->append(reinterpret_cast<const char*>(&length), 4);
+  out->append(message);
+}
+
+// Reads a [u32 len | bytes] section at `pos`; the section must end at or
+// before `limit`.
+Result<std::string_view> ReadSection(std::string_view bytes, uint64_t pos, uint64_t limit, std::string_view what,
+                                     std::string_view path) {
+  if (pos > limit || limit - pos < 4) {
+    return CorruptData(fmt::format("{}: {} section at offset {} lies outside the file", path, what, pos));
+  }
+  uint32_t length = LoadLE<uint32_t>(bytes.data() + pos);
+  if (length > limit - pos - 4) {
+    return CorruptData(fmt::format("{}: {} section at offset {} claims {} bytes, past the end", path, what, pos, length));
+  }
+  return bytes.substr(pos + 4, length);
+}
+
+}  // namespace
+
+std::string DeletionFile::FileName(uint64_t fragment_id) const {
+  return fmt::format("{}-{}-{}.{}", fragment_id, read_version, id, kind == DeletionFileKind::kBitmap ? "bin" : "arrow");
+}
+
+uint64_t Manifest::NumRows() const {
+  uint64_t rows = 0;
+  for (const Fragment& f : fragments) rows += f.num_rows();
+  return rows;
+}
+
+const Fragment* Manifest::FindFragment(uint64_t id) const {
+  for (const Fragment& f : fragments) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+const BasePath* Manifest::FindBasePath(uint32_t id) const {
+  for (const BasePath& b : base_paths) {
+    if (b.id == id) return &b;
+  }
+  return nullptr;
+}
+
+void Manifest::RecomputeFeatureFlags() {
+  bool deletions = std::any_of(fragments.begin(), fragments.end(),
+                               [](const Fragment& f) { return f.deletion_file.has_value(); });
+  uint64_t set = (deletions ? kFlagDeletionFiles : 0) | (base_paths.empty() ? 0 : kFlagBasePaths) |
+                 (config.empty() ? 0 : kFlagTableConfig);
+  uint64_t managed = kFlagDeletionFiles | kFlagBasePaths | kFlagTableConfig;
+  reader_feature_flags = (reader_feature_flags & ~managed) | set;
+  writer_feature_flags = (writer_feature_flags & ~managed) | set;
+}
+
+std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction) {
+  std::string out;
+  ::lance::table::Manifest proto;
+  if (!transaction.empty()) {
+    proto.set_transaction_section(out.size());
+    AppendSection(&out, transaction);
+  }
+  if (!manifest.index_section.empty()) {
+    proto.set_index_section(out.size());
+    AppendSection(&out, manifest.index_section);
+  }
+  // The schema was validated when the manifest was built; an invalid one here
+  // is a bug in the caller, so a failure only drops fields (never UB).
+  (void)SchemaToProto(manifest.schema, proto.mutable_fields(), proto.mutable_schema_metadata());
+  for (const Fragment& fragment : manifest.fragments) FragmentToProto(fragment, proto.add_fragments());
+  proto.set_version(manifest.version);
+  proto.mutable_timestamp()->set_seconds(manifest.timestamp_nanos / 1'000'000'000);
+  proto.mutable_timestamp()->set_nanos(static_cast<int32_t>(manifest.timestamp_nanos % 1'000'000'000));
+  proto.set_reader_feature_flags(manifest.reader_feature_flags);
+  proto.set_writer_feature_flags(manifest.writer_feature_flags);
+  if (manifest.max_fragment_id) proto.set_max_fragment_id(*manifest.max_fragment_id);
+  proto.set_transaction_file(manifest.transaction_file);
+  proto.mutable_writer_version()->set_library(manifest.writer_library);
+  proto.mutable_writer_version()->set_version(manifest.writer_version);
+  proto.set_next_row_id(manifest.next_row_id);
+  proto.mutable_data_format()->set_file_format("lance");
+  proto.mutable_data_format()->set_version(manifest.data_format_version);
+  for (const auto& [k, v] : manifest.config) (*proto.mutable_config())[k] = v;
+  for (const auto& [k, v] : manifest.table_metadata) (*proto.mutable_table_metadata())[k] = v;
+  for (const BasePath& base : manifest.base_paths) {
+    auto* b = proto.add_base_paths();
+    b->set_id(base.id);
+    if (base.name) b->set_name(*base.name);
+    b->set_is_dataset_root(base.is_dataset_root);
+    b->set_path(base.path);
+  }
+  if (manifest.branch) proto.set_branch(*manifest.branch);
+
+  int64_t position = static_cast<int64_t>(out.size());
+  std::string message = proto.SerializeAsString();
+  AppendChecksumField(&message);
+  AppendSection(&out, message);
+  out.append(reinterpret_cast<const char*>(&position), 8);
+  out.append(reinterpret_cast<const char*>(&kManifestMajor), 2);
+  out.append(reinterpret_cast<const char*>(&kManifestMinor), 2);
+  out.append(kMagic);
+  return out;
+}
+
+Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view path) {
+  if (bytes.size() < kTrailerBytes + 4) {
+    return CorruptData(fmt::format("{}: {} bytes is too short for a manifest", path, bytes.size()));
+  }
+  if (bytes.substr(bytes.size() - 4) != kMagic) {
+    return CorruptData(fmt::format("{}: missing LANC magic at the end of the manifest", path));
+  }
+  const char* trailer = bytes.data() + bytes.size() - kTrailerBytes;
+  int64_t position = LoadLE<int64_t>(trailer);
+  uint64_t body_end = bytes.size() - kTrailerBytes;
+  if (position < 0 || static_cast<uint64_t>(position) > body_end) {
+    return CorruptData(fmt::format("{}: manifest position {} is outside the file", path, position));
+  }
+  OG_ASSIGN_OR_RETURN(std::string_view message, ReadSection(bytes, position, body_end, "manifest", path));
+  if (position + 4 + message.size() != body_end) {
+    return CorruptData(fmt::format("{}: manifest section does not end at the trailer", path));
+  }
+  ChecksumState checksum = CheckTrailingChecksum(message);
+  if (checksum == ChecksumState::kMismatch) {
+    return CorruptData(fmt::format("{}: manifest checksum does not match its bytes", path));
+  }
+  ::lance::table::Manifest proto;
+  if (!proto.ParseFromArray(message.data(), static_cast<int>(message.size()))) {
+    return CorruptData(fmt::format("{}: manifest protobuf does not decode", path));
+  }
+  if (checksum == ChecksumState::kAbsent && proto.writer_version().library() == kWriterLibrary) {
+    return CorruptData(fmt::format("{}: manifest written by {} lacks its checksum", path, kWriterLibrary));
+  }
+
+  ManifestFile file;
+  file.file_size = bytes.size();
+  Manifest& m = file.manifest;
+  m.version = proto.version();
+  m.reader_feature_flags = proto.reader_feature_flags();
+  m.writer_feature_flags = proto.writer_feature_flags();
+  if (uint64_t unknown = m.reader_feature_flags & ~kSupportedReaderFlags; unknown != 0) {
+    return Unsupported(fmt::format("{}: reader feature flags {:#x} are not supported (supported: {:#x})", path, unknown,
+                                   kSupportedReaderFlags));
+  }
+  const std::string& format = proto.data_format().file_format();
+  const std::string& format_version = proto.data_format().version();
+  if (!format.empty() && format != "lance") {
+    return Unsupported(fmt::format("{}: data file format '{}' is not supported", path, format));
+  }
+  m.data_format_version = format_version.empty() ? "2.0" : format_version;
+  if (m.data_format_version != "2.0" && m.data_format_version != "2.1") {
+    return Unsupported(fmt::format("{}: data storage version {} is not supported (2.0 and 2.1 are)", path,
+                                   m.data_format_version));
+  }
+  OG_ASSIGN_OR_RETURN(m.schema, SchemaFromProto(proto.fields(), proto.schema_metadata(), path));
+  std::set<uint64_t> fragment_ids;
+  for (const auto& fragment_proto : proto.fragments()) {
+    OG_ASSIGN_OR_RETURN(Fragment fragment, FragmentFromProto(fragment_proto, path));
+    if (!fragment_ids.insert(fragment.id).second) {
+      return CorruptData(fmt::format("{}: fragment id {} appears twice", path, fragment.id));
+    }
+    for (const DataFile& df : fragment.files) {
+      if (df.base_id && std::none_of(proto.base_paths().begin(), proto.base_paths().end(),
+                                     [&](const auto& b) { return b.id() == *df.base_id; })) {
+        return CorruptData(fmt::format("{}: data file '{}' names unknown base path {}", path, df.path, *df.base_id));
+      }
+    }
+    m.fragments.push_back(std::move(fragment));
+  }
+  if (proto.has_max_fragment_id()) m.max_fragment_id = proto.max_fragment_id();
+  if (!m.fragments.empty() && m.max_fragment_id && *fragment_ids.rbegin() > *m.max_fragment_id) {
+    return CorruptData(fmt::format("{}: fragment id {} is above max_fragment_id {}", path, *fragment_ids.rbegin(),
+                                   *m.max_fragment_id));
+  }
+  m.transaction_file = proto.transaction_file();
+  m.timestamp_nanos = proto.timestamp().seconds() * 1'000'000'000 + proto.timestamp().nanos();
+  m.writer_library = proto.writer_version().library();
+  m.writer_version = proto.writer_version().version();
+  m.next_row_id = proto.next_row_id();
+  m.config.insert(proto.config().begin(), proto.config().end());
+  m.table_metadata.insert(proto.table_metadata().begin(), proto.table_metadata().end());
+  for (const auto& b : proto.base_paths()) {
+    BasePath base;
+    base.id = b.id();
+    if (b.has_name()) base.name = b.name();
+    base.is_dataset_root = b.is_dataset_root();
+    base.path = b.path();
+    m.base_paths.push_back(std::move(base));
+  }
+  if (proto.has_branch()) m.branch = proto.branch();
+
+  if (proto.has_index_section()) {
+    OG_ASSIGN_OR_RETURN(std::string_view section,
+                        ReadSection(bytes, proto.index_section(), position, "index", path));
+    m.index_section = std::string(section);
+  }
+  if (proto.has_transaction_section()) {
+    OG_ASSIGN_OR_RETURN(std::string_view section,
+                        ReadSection(bytes, proto.transaction_section(), position, "transaction", path));
+    file.transaction_section = std::string(section);
+  }
+  return file;
+}
+
+Status CheckWriterFlags(const Manifest& manifest, std::string_view path) {
+  if (uint64_t unknown = manifest.writer_feature_flags & ~kSupportedWriterFlags; unknown != 0) {
+    return Unsupported(fmt::format("{}: writer feature flags {:#x} are not supported; refusing to commit", path, unknown));
+  }
+  return Status::OK();
+}
+
+}  // namespace omnigraph::lance

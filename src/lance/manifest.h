@@ -1,0 +1,136 @@
+// In-memory model of a Lance manifest and its file framing
+// (spec/lance-format.md §1.3–§1.5, §1.9–§1.10).
+//
+// A manifest names one immutable version of a dataset: its schema (with field
+// ids), its fragments (data files plus an optional deletion file) and its
+// feature flags. Manifest files are written once and never modified.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "columnar/data_type.h"
+#include "util/status.h"
+
+namespace omnigraph::lance {
+
+// Feature flags (spec §1.5). Readers and writers refuse any flag outside
+// the supported sets.
+inline constexpr uint64_t kFlagDeletionFiles = 1;
+inline constexpr uint64_t kFlagStableRowIds = 2;
+inline constexpr uint64_t kFlagTableConfig = 8;
+inline constexpr uint64_t kFlagBasePaths = 16;
+inline constexpr uint64_t kFlagDisableTransactionFile = 32;
+inline constexpr uint64_t kSupportedReaderFlags = kFlagDeletionFiles | kFlagTableConfig | kFlagBasePaths;
+inline constexpr uint64_t kSupportedWriterFlags =
+    kFlagDeletionFiles | kFlagTableConfig | kFlagBasePaths | kFlagDisableTransactionFile;
+
+enum class DeletionFileKind : int { kArrowArray = 0, kBitmap = 1 };
+
+// One data file of a fragment: which field ids it stores in which columns.
+struct DataFile {
+  std::string path;                     // relative to data/ of its base
+  std::vector<int32_t> fields;          // field ids; -2 = tombstoned
+  std::vector<int32_t> column_indices;  // column of each field; -1 = none
+  uint32_t file_major_version = 2;
+  uint32_t file_minor_version = 1;
+  uint64_t file_size_bytes = 0;         // 0 = unknown
+  std::optional<uint32_t> base_id;
+
+  bool operator==(const DataFile&) const = default;
+};
+
+struct DeletionFile {
+  DeletionFileKind kind = DeletionFileKind::kBitmap;
+  uint64_t read_version = 0;
+  uint64_t id = 0;
+  uint64_t num_deleted_rows = 0;
+  std::optional<uint32_t> base_id;
+  // XXH3-64 of the file's bytes (set by our writer; absent in Lance's).
+  std::optional<uint64_t> checksum;
+
+  // "{fragment_id}-{read_version}-{id}.{arrow|bin}" under _deletions/.
+  std::string FileName(uint64_t fragment_id) const;
+  bool operator==(const DeletionFile&) const = default;
+};
+
+struct Fragment {
+  uint64_t id = 0;
+  std::vector<DataFile> files;
+  std::optional<DeletionFile> deletion_file;
+  uint64_t physical_rows = 0;  // rows including deleted ones
+
+  uint64_t num_deleted_rows() const { return deletion_file ? deletion_file->num_deleted_rows : 0; }
+  uint64_t num_rows() const { return physical_rows - num_deleted_rows(); }
+  bool operator==(const Fragment&) const = default;
+};
+
+struct BasePath {
+  uint32_t id = 0;
+  std::optional<std::string> name;
+  bool is_dataset_root = true;
+  std::string path;  // absolute URI of the base
+
+  bool operator==(const BasePath&) const = default;
+};
+
+struct Manifest {
+  Schema schema;                       // every field carries its id
+  std::vector<Fragment> fragments;
+  uint64_t version = 0;
+  std::optional<uint32_t> max_fragment_id;
+  uint64_t reader_feature_flags = 0;
+  uint64_t writer_feature_flags = 0;
+  std::string transaction_file;        // relative to _transactions/
+  int64_t timestamp_nanos = 0;         // commit time, Unix epoch
+  std::string writer_library = "omnigraph";
+  std::string writer_version = "0.1.0";
+  std::string data_format_version = "2.1";
+  std::map<std::string, std::string> config;
+  std::map<std::string, std::string> table_metadata;
+  std::vector<BasePath> base_paths;
+  std::optional<std::string> branch;   // nullopt = main
+  uint64_t next_row_id = 0;
+  // Serialized IndexSection, carried through commits unchanged (empty = none).
+  std::string index_section;
+
+  uint64_t NumRows() const;
+  // Id for the next new fragment: max_fragment_id + 1, or 0 when none was used.
+  uint64_t NextFragmentId() const { return max_fragment_id ? uint64_t{*max_fragment_id} + 1 : 0; }
+  const Fragment* FindFragment(uint64_t id) const;
+  const BasePath* FindBasePath(uint32_t id) const;
+  // Sets the deletion-file and base-path flags from the content, keeping the
+  // other flags.
+  void RecomputeFeatureFlags();
+};
+
+// Result of decoding a manifest file. The inline transaction section, when
+// present, is returned still serialized (see transaction.h to decode it).
+struct ManifestFile {
+  Manifest manifest;
+  std::string transaction_section;
+  uint64_t file_size = 0;
+};
+
+// Serializes a manifest file: [u32 len | Transaction] (when given)
+// [u32 len | IndexSection] (when present) [u32 len | Manifest]
+// [i64 manifest position][i16 0][i16 2]["LANC"].
+// `transaction` is a serialized Transaction message or empty.
+std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction);
+
+// Parses manifest file bytes. `path` names the file in errors.
+// Errors: CorruptData (bad magic, bad framing, undecodable protobuf, a
+// checksum mismatch or a missing checksum on a manifest we wrote, invalid
+// schema tree, inconsistent fragments), Unsupported (unknown reader feature
+// flags, data format other than Lance 2.0/2.1, unknown logical types).
+Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view path);
+
+// Checks the writer feature flags before a commit on top of `manifest`.
+// Errors: Unsupported naming the unknown flags.
+Status CheckWriterFlags(const Manifest& manifest, std::string_view path);
+
+}  // namespace omnigraph::lance

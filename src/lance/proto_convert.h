@@ -1,0 +1,36 @@
+// Conversions between the in-memory model and the generated protobuf
+// messages. Internal to src/lance: protobuf types never appear in public
+// headers.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <google/protobuf/repeated_ptr_field.h>
+
+#include "columnar/data_type.h"
+#include "file.pb.h"
+#include "lance/manifest.h"
+#include "table.pb.h"
+
+namespace omnigraph::lance {
+
+using ProtoFields = google::protobuf::RepeatedPtrField<::lance::file::Field>;
+using ProtoBytesMap = google::protobuf::Map<std::string, std::string>;
+
+// Flattens `schema` into Lance's pre-order field list (parents first).
+// Every field must carry an id. Errors: InvalidArgument for a missing id or
+// a type Lance cannot name.
+Status SchemaToProto(const Schema& schema, ProtoFields* fields, ProtoBytesMap* metadata);
+
+// Rebuilds a schema from a flattened field list. `where` names the file in
+// errors. Errors: CorruptData (dangling parent ids, duplicate ids, a list
+// without exactly one child), Unsupported (a logical type we cannot read).
+Result<Schema> SchemaFromProto(const ProtoFields& fields, const ProtoBytesMap& metadata, std::string_view where);
+
+void FragmentToProto(const Fragment& fragment, ::lance::table::DataFragment* out);
+// Errors: CorruptData for inconsistent fragments; Unsupported for stable
+// row-id sequences or data overlays.
+Result<Fragment> FragmentFromProto(const ::lance::table::DataFragment& proto, std::string_view where);
+
+}  // namespace omnigraph::lance

@@ -1,0 +1,191 @@
+#include "table/commit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "lance/versioning.h"
+#include "table/internal.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
+
+namespace omnigraph::table {
+namespace {
+
+// Assigns fresh ids to new fragments, advancing max_fragment_id.
+void AssignFragmentIds(lance::Manifest* manifest, std::vector<lance::Fragment>* fragments) {
+  uint64_t next = manifest->NextFragmentId();
+  for (lance::Fragment& f : *fragments) {
+    f.id = next++;
+    manifest->max_fragment_id = static_cast<uint32_t>(f.id);
+  }
+}
+
+Status ReplaceFragments(lance::Manifest* manifest, const std::vector<lance::Fragment>& updated,
+                        const std::set<uint64_t>& removed, std::string_view op) {
+  std::map<uint64_t, const lance::Fragment*> by_id;
+  for (const lance::Fragment& f : updated) by_id[f.id] = &f;
+  size_t matched = 0;
+  std::vector<lance::Fragment> kept;
+  for (lance::Fragment& f : manifest->fragments) {
+    if (removed.count(f.id)) {
+      ++matched;
+      continue;
+    }
+    if (auto it = by_id.find(f.id); it != by_id.end()) {
+      kept.push_back(*it->second);
+      ++matched;
+    } else {
+      kept.push_back(std::move(f));
+    }
+  }
+  if (matched != by_id.size() + removed.size()) {
+    return InvalidArgument(fmt::format("{} names fragments that are not in the base version", op));
+  }
+  manifest->fragments = std::move(kept);
+  return Status::OK();
+}
+
+struct ApplyVisitor {
+  lance::Manifest* m;
+
+  Status operator()(const lance::AppendOperation& op) const {
+    std::vector<lance::Fragment> fragments = op.fragments;
+    AssignFragmentIds(m, &fragments);
+    m->fragments.insert(m->fragments.end(), fragments.begin(), fragments.end());
+    return Status::OK();
+  }
+  Status operator()(const lance::DeleteOperation& op) const {
+    std::set<uint64_t> removed(op.deleted_fragment_ids.begin(), op.deleted_fragment_ids.end());
+    return ReplaceFragments(m, op.updated_fragments, removed, "Delete");
+  }
+  Status operator()(const lance::OverwriteOperation& op) const {
+    m->schema = op.schema;
+    std::vector<lance::Fragment> fragments = op.fragments;
+    m->fragments.clear();
+    AssignFragmentIds(m, &fragments);
+    m->fragments = std::move(fragments);
+    for (const auto& [k, v] : op.config_upsert_values) m->config[k] = v;
+    return Status::OK();
+  }
+  Status operator()(const lance::UpdateOperation& op) const {
+    std::set<uint64_t> removed(op.removed_fragment_ids.begin(), op.removed_fragment_ids.end());
+    OG_RETURN_IF_ERROR(ReplaceFragments(m, op.updated_fragments, removed, "Update"));
+    std::vector<lance::Fragment> fragments = op.new_fragments;
+    AssignFragmentIds(m, &fragments);
+    m->fragments.insert(m->fragments.end(), fragments.begin(), fragments.end());
+    return Status::OK();
+  }
+  Status operator()(const lance::MergeOperation& op) const {
+    OG_RETURN_IF_ERROR(ReplaceFragments(m, op.fragments, {}, "Merge"));
+    m->schema = op.schema;
+    return Status::OK();
+  }
+  Status operator()(const lance::ProjectOperation& op) const {
+    m->schema = op.schema;
+    return Status::OK();
+  }
+  Status operator()(const lance::RewriteOperation& op) const {
+    std::set<uint64_t> removed;
+    for (const lance::RewriteGroup& g : op.groups) {
+      for (const lance::Fragment& f : g.old_fragments) removed.insert(f.id);
+    }
+    OG_RETURN_IF_ERROR(ReplaceFragments(m, {}, removed, "Rewrite"));
+    for (const lance::RewriteGroup& g : op.groups) {
+      std::vector<lance::Fragment> fragments = g.new_fragments;
+      AssignFragmentIds(m, &fragments);
+      m->fragments.insert(m->fragments.end(), fragments.begin(), fragments.end());
+    }
+    return Status::OK();
+  }
+  Status operator()(const lance::CloneOperation&) const {
+    return InvalidArgument("a Clone is committed by branch creation, not as a transaction");
+  }
+  Status operator()(const lance::RestoreOperation&) const {
+    return InvalidArgument("Restore is not a staged operation");
+  }
+};
+
+Result<Dataset> Commit(const StagedTransaction& staged, uint64_t new_version) {
+  const Dataset& base = staged.base;
+  OG_RETURN_IF_ERROR(lance::CheckWriterFlags(base.manifest(), base.manifest_path()));
+  OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(base.manifest(), staged.transaction, new_version));
+  OG_ASSIGN_OR_RETURN(internal::PublishedManifest published,
+                      internal::WriteManifest(base.store().get(), base.branch_root(), manifest, staged.transaction));
+  return Dataset(base.store(), base.root(), base.branch_root(), std::make_shared<const lance::Manifest>(std::move(manifest)),
+                 std::move(published.path), published.size, std::move(published.transaction_section));
+}
+
+}  // namespace
+
+Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::Transaction& transaction,
+                                      uint64_t new_version) {
+  lance::Manifest m = base;
+  OG_RETURN_IF_ERROR(std::visit(ApplyVisitor{&m}, transaction.operation));
+  m.version = new_version;
+  m.timestamp_nanos = internal::NowNanos();
+  m.transaction_file = transaction.FileName();
+  m.writer_library = "omnigraph";
+  m.writer_version = "0.1.0";
+  m.data_format_version = "2.1";
+  m.RecomputeFeatureFlags();
+  return m;
+}
+
+Result<Dataset> CommitLinear(const StagedTransaction& staged) {
+  if (staged.base.is_detached()) {
+    return InvalidArgument(fmt::format("cannot commit linearly on detached version {} of '{}'", staged.base.version(),
+                                       staged.base.root()));
+  }
+  auto result = Commit(staged, staged.base.version() + 1);
+  if (result.ok()) {
+    // Best effort: Lance lists _versions/ to find the latest version, so a
+    // missing or stale hint is harmless.
+    (void)staged.base.store()->Put(JoinPath(result->branch_root(), lance::kLatestVersionHint),
+                                   fmt::format("{{\"version\":{}}}", result->version()));
+  }
+  return result;
+}
+
+Result<Dataset> CommitDetached(const StagedTransaction& staged) {
+  return Commit(staged, lance::NewDetachedVersion());
+}
+
+namespace internal {
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<lance::ManifestFile> ReadManifest(ObjectStore* store, const std::string& path) {
+  OG_ASSIGN_OR_RETURN(BufferPtr bytes, store->Get(path));
+  return lance::DecodeManifestFile(bytes->view(), path);
+}
+
+Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest manifest,
+                                        const lance::Transaction& transaction) {
+  std::string transaction_bytes = lance::EncodeTransaction(transaction);
+  manifest.transaction_file = transaction.FileName();
+  std::string txn_path = JoinPath(JoinPath(branch_root, lance::kTransactionsDir), manifest.transaction_file);
+  OG_RETURN_IF_ERROR(store->Put(txn_path, transaction_bytes));
+  OG_FAILPOINT(failpoint::kCommitAfterTransactionFile);
+  std::string bytes = lance::EncodeManifestFile(manifest, transaction_bytes);
+  std::string path = JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(manifest.version));
+  OG_FAILPOINT(failpoint::kCommitBeforeManifest);
+  Status st = store->PutIfAbsent(path, bytes);
+  if (st.code() == ErrorCode::kAlreadyExists) {
+    return CommitConflict(fmt::format("version {} of '{}' was committed by another writer", manifest.version,
+                                      branch_root))
+        .WithDetail("version", std::to_string(manifest.version));
+  }
+  OG_RETURN_IF_ERROR(st);
+  OG_FAILPOINT(failpoint::kCommitAfterManifest);
+  return PublishedManifest{std::move(path), bytes.size(), std::move(transaction_bytes)};
+}
+
+}  // namespace internal
+}  // namespace omnigraph::table

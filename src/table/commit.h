@@ -1,0 +1,34 @@
+// Committing staged transactions (spec/engine.md §0.2, spec/lance-format.md
+// §1.7 and §1.11).
+//
+// Linear commit: the manifest of version base+1 is created with
+// put-if-absent. Losing that race returns CommitConflict; the table store
+// never retries or rebases. Detached commit: the manifest is written as
+// `_versions/d{id}.manifest` on any base (linear or detached), which leaves the
+// linear HEAD where it was; detached commits chain by staging on a detached
+// base. Either way the transaction file and the manifest (with the
+// transaction inline) are fsynced, with their directory entries, before the
+// call returns.
+#pragma once
+
+#include "table/dataset.h"
+#include "table/staging.h"
+
+namespace omnigraph::table {
+
+// The manifest a transaction produces on top of `base` at `new_version`.
+// Errors: InvalidArgument when the operation does not apply to the base
+// (unknown fragment ids, a Clone), Unsupported for unknown writer flags.
+Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::Transaction& transaction,
+                                      uint64_t new_version);
+
+// Commits as version base+1 of the base's line (main or its branch).
+// Errors: InvalidArgument when the base is detached, CommitConflict when
+// version base+1 already exists, IoError.
+Result<Dataset> CommitLinear(const StagedTransaction& staged);
+
+// Commits as a new detached version with a random id (top bit set).
+// Errors: IoError; CommitConflict only on an id collision (2^-63).
+Result<Dataset> CommitDetached(const StagedTransaction& staged);
+
+}  // namespace omnigraph::table

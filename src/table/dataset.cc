@@ -1,0 +1,398 @@
+#include "table/dataset.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "lance/refs.h"
+#include "lance/versioning.h"
+#include "table/commit.h"
+#include "table/internal.h"
+#include "table/scanner.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
+#include "util/random.h"
+
+namespace omnigraph::table {
+namespace {
+
+std::string ManifestKey(const std::string& branch_root, uint64_t version) {
+  return JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(version));
+}
+
+Result<Dataset> OpenManifestAt(ObjectStorePtr store, std::string root, std::string branch_root, uint64_t version,
+                               const std::optional<std::string>& branch) {
+  std::string path = ManifestKey(branch_root, version);
+  auto file = internal::ReadManifest(store.get(), path);
+  if (!file.ok()) {
+    if (file.status().code() == ErrorCode::kNotFound) {
+      return NotFound(fmt::format("version {} of dataset '{}'{} does not exist", version, root,
+                                  branch ? fmt::format(" on branch '{}'", *branch) : ""));
+    }
+    return file.status();
+  }
+  lance::ManifestFile decoded = std::move(file).value();
+  if (decoded.manifest.version != version) {
+    return CorruptData(fmt::format("{}: manifest says version {}, its file name says {}", path,
+                                   decoded.manifest.version, version));
+  }
+  if (decoded.manifest.branch != branch) {
+    return CorruptData(fmt::format("{}: manifest belongs to branch '{}', expected '{}'", path,
+                                   decoded.manifest.branch.value_or("main"), branch.value_or("main")));
+  }
+  uint64_t size = decoded.file_size;
+  auto manifest = std::make_shared<const lance::Manifest>(std::move(decoded.manifest));
+  return Dataset(std::move(store), std::move(root), std::move(branch_root), std::move(manifest), std::move(path), size,
+                 std::move(decoded.transaction_section));
+}
+
+// Removes a prefix "file://" and returns the path part of a base-path URI.
+std::string_view StripFileScheme(std::string_view uri) {
+  constexpr std::string_view kScheme = "file://";
+  if (uri.substr(0, kScheme.size()) == kScheme) uri.remove_prefix(kScheme.size());
+  return uri;
+}
+
+}  // namespace
+
+std::string BranchRoot(const std::string& root, const std::optional<std::string>& branch) {
+  if (!branch) return root;
+  return JoinPath(JoinPath(root, lance::kBranchTreeDir), *branch);
+}
+
+Dataset::Dataset(ObjectStorePtr store, std::string root, std::string branch_root,
+                 std::shared_ptr<const lance::Manifest> manifest, std::string manifest_path, uint64_t manifest_size,
+                 std::string transaction_section)
+    : store_(std::move(store)),
+      root_(std::move(root)),
+      branch_root_(std::move(branch_root)),
+      manifest_(std::move(manifest)),
+      schema_(std::make_shared<const Schema>(manifest_->schema)),
+      manifest_path_(std::move(manifest_path)),
+      manifest_size_(manifest_size),
+      transaction_section_(std::move(transaction_section)) {}
+
+Result<uint64_t> Dataset::LatestVersion(ObjectStore* store, const std::string& root,
+                                        const std::optional<std::string>& branch) {
+  std::string dir = JoinPath(BranchRoot(root, branch), lance::kVersionsDir);
+  OG_ASSIGN_OR_RETURN(auto entries, store->List(dir));
+  std::optional<uint64_t> latest;
+  bool saw_v1 = false, saw_v2 = false;
+  for (const ObjectMeta& entry : entries) {
+    std::string_view name = std::string_view(entry.path).substr(dir.size() + 1);
+    auto parsed = lance::ParseManifestFileName(name);
+    if (!parsed || parsed->naming == lance::ManifestNaming::kDetached) continue;
+    (parsed->naming == lance::ManifestNaming::kV1 ? saw_v1 : saw_v2) = true;
+    latest = std::max(latest.value_or(0), parsed->version);
+  }
+  if (saw_v1 && saw_v2) return CorruptData(fmt::format("{}: mixes V1 and V2 manifest names", dir));
+  if (!latest) {
+    return NotFound(branch ? fmt::format("branch '{}' of dataset '{}' has no versions", *branch, root)
+                           : fmt::format("no dataset at '{}'", root));
+  }
+  return *latest;
+}
+
+Result<Dataset> Dataset::Open(ObjectStorePtr store, std::string root, const VersionRef& ref) {
+  switch (ref.kind) {
+    case VersionRef::Kind::kLatest: {
+      OG_ASSIGN_OR_RETURN(uint64_t v, LatestVersion(store.get(), root, ref.branch));
+      std::string branch_root = BranchRoot(root, ref.branch);
+      return OpenManifestAt(std::move(store), std::move(root), std::move(branch_root), v, ref.branch);
+    }
+    case VersionRef::Kind::kVersion: {
+      std::string branch_root = BranchRoot(root, ref.branch);
+      return OpenManifestAt(std::move(store), std::move(root), std::move(branch_root), ref.version, ref.branch);
+    }
+    case VersionRef::Kind::kTag: {
+      OG_RETURN_IF_ERROR(lance::ValidateTagName(*ref.name));
+      std::string path = JoinPath(root, lance::TagRecordPath(*ref.name));
+      auto bytes = store->Get(path);
+      if (!bytes.ok()) {
+        if (bytes.status().code() == ErrorCode::kNotFound) {
+          return NotFound(fmt::format("tag '{}' of dataset '{}' does not exist", *ref.name, root));
+        }
+        return bytes.status();
+      }
+      OG_ASSIGN_OR_RETURN(lance::TagRecord tag, lance::DecodeTagRecord((*bytes)->view(), path));
+      std::string branch_root = BranchRoot(root, tag.branch);
+      return OpenManifestAt(std::move(store), std::move(root), std::move(branch_root), tag.version, tag.branch);
+    }
+    case VersionRef::Kind::kBranch: {
+      OG_RETURN_IF_ERROR(lance::ValidateBranchName(*ref.name));
+      auto record = store->Head(JoinPath(root, lance::BranchRecordPath(*ref.name)));
+      if (!record.ok()) {
+        if (record.status().code() == ErrorCode::kNotFound) {
+          return NotFound(fmt::format("branch '{}' of dataset '{}' does not exist", *ref.name, root));
+        }
+        return record.status();
+      }
+      uint64_t v = ref.version;
+      if (!ref.has_version) {
+        OG_ASSIGN_OR_RETURN(v, LatestVersion(store.get(), root, ref.name));
+      }
+      std::string branch_root = BranchRoot(root, ref.name);
+      return OpenManifestAt(std::move(store), std::move(root), std::move(branch_root), v, ref.name);
+    }
+  }
+  return Internal("unknown version reference");
+}
+
+Result<Dataset> Dataset::Create(ObjectStorePtr store, std::string root, Schema schema,
+                                const std::vector<RecordBatchPtr>& batches, std::string transaction_uuid,
+                                std::map<std::string, std::string> properties) {
+  if (schema.num_fields() == 0) return InvalidArgument("a dataset needs at least one column");
+  schema.AssignMissingFieldIds();
+  auto existing = LatestVersion(store.get(), root);
+  if (existing.ok()) return AlreadyExists(fmt::format("dataset '{}' already exists (version {})", root, *existing));
+  if (existing.status().code() != ErrorCode::kNotFound) return existing.status();
+  auto shared_schema = std::make_shared<const Schema>(schema);
+  for (const RecordBatchPtr& batch : batches) OG_RETURN_IF_ERROR(internal::CheckBatchMatchesSchema(*batch, schema));
+  std::vector<std::string> written;
+  OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(store.get(), root, shared_schema, batches, 1 << 20, {},
+                                                               &written));
+  lance::Transaction txn;
+  txn.read_version = 0;
+  txn.uuid = transaction_uuid.empty() ? Uuid::Random().ToString() : std::move(transaction_uuid);
+  txn.properties = std::move(properties);
+  txn.operation = lance::OverwriteOperation{fragments, schema, {}};
+  lance::Manifest empty;
+  OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(empty, txn, 1));
+  auto published = internal::WriteManifest(store.get(), root, manifest, txn);
+  if (!published.ok()) {
+    if (published.status().code() == ErrorCode::kCommitConflict) {
+      return AlreadyExists(fmt::format("dataset '{}' was created concurrently", root));
+    }
+    return published.status();
+  }
+  auto shared = std::make_shared<const lance::Manifest>(std::move(manifest));
+  return Dataset(std::move(store), root, root, std::move(shared), published->path, published->size,
+                 std::move(published->transaction_section));
+}
+
+Result<uint64_t> Dataset::CountRows(const Predicate& predicate) const {
+  if (predicate.is_true()) return CountRows();
+  ScanOptions options;
+  for (const std::string& c : predicate.Columns()) options.columns.push_back(c);
+  options.filter = predicate;
+  OG_ASSIGN_OR_RETURN(auto scanner, Scan(options));
+  uint64_t count = 0;
+  while (true) {
+    OG_ASSIGN_OR_RETURN(RecordBatchPtr batch, scanner->Next());
+    if (!batch) break;
+    count += static_cast<uint64_t>(batch->num_rows());
+  }
+  return count;
+}
+
+Result<std::unique_ptr<Scanner>> Dataset::Scan(const ScanOptions& options) const { return MakeScanner(*this, options); }
+
+Result<RecordBatchPtr> Dataset::ToBatch(const ScanOptions& options) const {
+  OG_ASSIGN_OR_RETURN(auto scanner, Scan(options));
+  std::vector<RecordBatchPtr> batches;
+  while (true) {
+    OG_ASSIGN_OR_RETURN(RecordBatchPtr batch, scanner->Next());
+    if (!batch) break;
+    batches.push_back(std::move(batch));
+  }
+  return ConcatBatches(scanner->schema(), batches);
+}
+
+Result<lance::Transaction> Dataset::ReadTransaction() const {
+  if (!transaction_section_.empty()) return lance::DecodeTransaction(transaction_section_, manifest_path_);
+  if (manifest_->transaction_file.empty()) {
+    return NotFound(fmt::format("{}: version {} records no transaction", manifest_path_, version()));
+  }
+  std::string path = JoinPath(JoinPath(branch_root_, lance::kTransactionsDir), manifest_->transaction_file);
+  OG_ASSIGN_OR_RETURN(BufferPtr bytes, store_->Get(path));
+  return lance::DecodeTransaction(bytes->view(), path);
+}
+
+Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
+  std::string dir = JoinPath(branch_root_, lance::kVersionsDir);
+  OG_ASSIGN_OR_RETURN(auto entries, store_->List(dir));
+  std::vector<VersionInfo> versions;
+  for (const ObjectMeta& entry : entries) {
+    auto parsed = lance::ParseManifestFileName(std::string_view(entry.path).substr(dir.size() + 1));
+    if (!parsed || parsed->naming == lance::ManifestNaming::kDetached) continue;
+    OG_ASSIGN_OR_RETURN(lance::ManifestFile file, internal::ReadManifest(store_.get(), entry.path));
+    versions.push_back(VersionInfo{parsed->version, file.manifest.timestamp_nanos, entry.size});
+  }
+  std::sort(versions.begin(), versions.end(), [](const VersionInfo& a, const VersionInfo& b) { return a.version < b.version; });
+  return versions;
+}
+
+Status Dataset::CreateTag(const std::string& name, uint64_t version, const std::optional<std::string>& branch) const {
+  OG_RETURN_IF_ERROR(lance::ValidateTagName(name));
+  if (branch) OG_RETURN_IF_ERROR(lance::ValidateBranchName(*branch));
+  std::string manifest_key = ManifestKey(BranchRoot(root_, branch), version);
+  auto head = store_->Head(manifest_key);
+  if (!head.ok()) {
+    if (head.status().code() == ErrorCode::kNotFound) {
+      return NotFound(fmt::format("cannot tag '{}': version {} of dataset '{}'{} does not exist", name, version, root_,
+                                  branch ? fmt::format(" on branch '{}'", *branch) : ""));
+    }
+    return head.status();
+  }
+  lance::TagRecord tag;
+  tag.branch = branch;
+  tag.version = version;
+  tag.manifest_size = head->size;
+  OG_FAILPOINT(failpoint::kRefBeforeWrite);
+  Status st = store_->PutIfAbsent(JoinPath(root_, lance::TagRecordPath(name)), lance::EncodeTagRecord(tag));
+  if (st.code() == ErrorCode::kAlreadyExists) {
+    return AlreadyExists(fmt::format("tag '{}' of dataset '{}' already exists", name, root_));
+  }
+  return st;
+}
+
+Status Dataset::DeleteTag(const std::string& name) const {
+  OG_RETURN_IF_ERROR(lance::ValidateTagName(name));
+  Status st = store_->Delete(JoinPath(root_, lance::TagRecordPath(name)));
+  if (st.code() == ErrorCode::kNotFound) return NotFound(fmt::format("tag '{}' of dataset '{}' does not exist", name, root_));
+  return st;
+}
+
+Result<std::vector<TagInfo>> Dataset::ListTags() const {
+  std::string dir = JoinPath(root_, lance::kTagsDir);
+  OG_ASSIGN_OR_RETURN(auto entries, store_->List(dir));
+  std::vector<TagInfo> tags;
+  for (const ObjectMeta& entry : entries) {
+    auto name = lance::TagNameFromRecordFile(std::string_view(entry.path).substr(dir.size() + 1));
+    if (!name) continue;
+    OG_ASSIGN_OR_RETURN(BufferPtr bytes, store_->Get(entry.path));
+    OG_ASSIGN_OR_RETURN(lance::TagRecord tag, lance::DecodeTagRecord(bytes->view(), entry.path));
+    tags.push_back(TagInfo{*name, tag.branch, tag.version});
+  }
+  return tags;
+}
+
+Result<Dataset> Dataset::CreateBranch(const std::string& name, uint64_t version,
+                                      const std::optional<std::string>& from_branch) const {
+  OG_RETURN_IF_ERROR(lance::ValidateBranchName(name));
+  if (lance::IsDetachedVersion(version)) {
+    return InvalidArgument(fmt::format("cannot branch '{}' from detached version {}: a branch continues a linear "
+                                       "history", name, version));
+  }
+  std::string record_path = JoinPath(root_, lance::BranchRecordPath(name));
+  if (store_->Head(record_path).ok()) {
+    return AlreadyExists(fmt::format("branch '{}' of dataset '{}' already exists", name, root_));
+  }
+  VersionRef source_ref = from_branch ? VersionRef::BranchVersion(*from_branch, version) : VersionRef::Version(version);
+  OG_ASSIGN_OR_RETURN(Dataset source, Open(store_, root_, source_ref));
+
+  // Shallow clone: the branch's first manifest keeps the source's version and
+  // points every inherited file at the source root through a new base path.
+  lance::Manifest clone = source.manifest();
+  uint32_t base_id = 0;
+  for (const lance::BasePath& b : clone.base_paths) base_id = std::max(base_id, b.id + 1);
+  clone.base_paths.push_back(lance::BasePath{base_id, std::nullopt, true, store_->Uri(source.branch_root())});
+  for (lance::Fragment& fragment : clone.fragments) {
+    for (lance::DataFile& file : fragment.files) {
+      if (!file.base_id) file.base_id = base_id;
+    }
+    if (fragment.deletion_file && !fragment.deletion_file->base_id) fragment.deletion_file->base_id = base_id;
+  }
+  clone.branch = name;
+  clone.timestamp_nanos = internal::NowNanos();
+  clone.RecomputeFeatureFlags();
+
+  lance::Transaction txn;
+  txn.read_version = version;
+  txn.uuid = Uuid::Random().ToString();
+  txn.operation = lance::CloneOperation{true, from_branch, version, store_->Uri(source.branch_root()), name};
+  std::string branch_root = BranchRoot(root_, name);
+  auto published = internal::WriteManifest(store_.get(), branch_root, clone, txn);
+  if (!published.ok()) {
+    if (published.status().code() == ErrorCode::kCommitConflict) {
+      return AlreadyExists(fmt::format("branch '{}' of dataset '{}' already exists", name, root_));
+    }
+    return published.status();
+  }
+
+  lance::BranchRecord record;
+  record.parent_branch = from_branch;
+  record.parent_version = version;
+  record.create_at = internal::NowNanos() / 1'000'000'000;
+  record.manifest_size = published->size;
+  record.identifier = Uuid::Random().ToHex();
+  OG_FAILPOINT(failpoint::kRefBeforeWrite);
+  Status st = store_->PutIfAbsent(record_path, lance::EncodeBranchRecord(record));
+  if (st.code() == ErrorCode::kAlreadyExists) {
+    return AlreadyExists(fmt::format("branch '{}' of dataset '{}' already exists", name, root_));
+  }
+  OG_RETURN_IF_ERROR(st);
+  return Open(store_, root_, VersionRef::BranchVersion(name, version));
+}
+
+Status Dataset::DeleteBranch(const std::string& name) const {
+  OG_RETURN_IF_ERROR(lance::ValidateBranchName(name));
+  Status st = store_->Delete(JoinPath(root_, lance::BranchRecordPath(name)));
+  if (st.code() == ErrorCode::kNotFound) {
+    return NotFound(fmt::format("branch '{}' of dataset '{}' does not exist", name, root_));
+  }
+  OG_RETURN_IF_ERROR(st);
+  // Remove only this branch's own directories: a branch "a/b" lives inside
+  // tree/a/b, below branch "a"'s tree.
+  std::string branch_root = BranchRoot(root_, name);
+  for (std::string_view dir : {lance::kVersionsDir, lance::kTransactionsDir, lance::kDataDir, lance::kDeletionsDir,
+                               lance::kIndicesDir}) {
+    OG_RETURN_IF_ERROR(store_->DeletePrefix(JoinPath(branch_root, dir)));
+  }
+  return Status::OK();
+}
+
+Result<std::vector<BranchInfo>> Dataset::ListBranches() const {
+  std::string dir = JoinPath(root_, lance::kBranchesDir);
+  OG_ASSIGN_OR_RETURN(auto entries, store_->List(dir));
+  std::vector<BranchInfo> branches;
+  for (const ObjectMeta& entry : entries) {
+    auto name = lance::BranchNameFromRecordFile(std::string_view(entry.path).substr(dir.size() + 1));
+    if (!name) continue;
+    OG_ASSIGN_OR_RETURN(BufferPtr bytes, store_->Get(entry.path));
+    OG_ASSIGN_OR_RETURN(lance::BranchRecord record, lance::DecodeBranchRecord(bytes->view(), entry.path));
+    branches.push_back(BranchInfo{*name, record.parent_branch, record.parent_version, record.identifier});
+  }
+  // File names encode '/' as "%2F", which sorts differently from the names.
+  std::sort(branches.begin(), branches.end(), [](const BranchInfo& a, const BranchInfo& b) { return a.name < b.name; });
+  return branches;
+}
+
+Result<BranchInfo> Dataset::GetBranch(const std::string& name) const {
+  OG_RETURN_IF_ERROR(lance::ValidateBranchName(name));
+  std::string path = JoinPath(root_, lance::BranchRecordPath(name));
+  auto bytes = store_->Get(path);
+  if (!bytes.ok()) {
+    if (bytes.status().code() == ErrorCode::kNotFound) {
+      return NotFound(fmt::format("branch '{}' of dataset '{}' does not exist", name, root_));
+    }
+    return bytes.status();
+  }
+  OG_ASSIGN_OR_RETURN(lance::BranchRecord record, lance::DecodeBranchRecord((*bytes)->view(), path));
+  return BranchInfo{name, record.parent_branch, record.parent_version, record.identifier};
+}
+
+Result<std::string> Dataset::ResolveFilePath(std::string_view subdir, const std::string& file_name,
+                                             const std::optional<uint32_t>& base_id) const {
+  if (!base_id) return JoinPath(JoinPath(branch_root_, subdir), file_name);
+  const lance::BasePath* base = manifest_->FindBasePath(*base_id);
+  if (base == nullptr) {
+    return CorruptData(fmt::format("{}: file '{}' names unknown base path {}", manifest_path_, file_name, *base_id));
+  }
+  std::string store_root = store_->Uri("");
+  std::string_view base_path = StripFileScheme(base->path);
+  std::string relative;
+  if (base_path == store_root) {
+    relative = "";
+  } else if (base_path.size() > store_root.size() && base_path.substr(0, store_root.size()) == store_root &&
+             (store_root.back() == '/' || base_path[store_root.size()] == '/')) {
+    relative = std::string(base_path.substr(store_root.size() + (store_root.back() == '/' ? 0 : 1)));
+  } else {
+    return Unsupported(fmt::format("{}: base path '{}' lies outside the object store root '{}'", manifest_path_,
+                                   base->path, store_root));
+  }
+  if (base->is_dataset_root) return JoinPath(JoinPath(relative, subdir), file_name);
+  return JoinPath(relative, file_name);
+}
+
+}  // namespace omnigraph::table

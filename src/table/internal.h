@@ -1,0 +1,53 @@
+// Helpers shared by the table layer's translation units (not a public API).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lance/data_file.h"
+#include "lance/manifest.h"
+#include "lance/transaction.h"
+#include "table/dataset.h"
+
+namespace omnigraph::table::internal {
+
+// Writes `batches` under `{branch_root}/data/` as fragments of at most
+// `max_rows_per_file` rows (fragment ids left 0 for the commit to assign).
+// Appends the store keys of written files to `written`.
+Result<std::vector<lance::Fragment>> WriteFragments(ObjectStore* store, const std::string& branch_root,
+                                                    const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
+                                                    uint64_t max_rows_per_file,
+                                                    const lance::DataFileWriterOptions& file_options,
+                                                    std::vector<std::string>* written);
+
+// Writes the transaction file and then the manifest of `manifest.version`
+// under `{branch_root}/_versions/`: put-if-absent for linear versions (and
+// detached ids), so a concurrent writer of the same version loses with
+// CommitConflict. Returns the written manifest's key and size.
+struct PublishedManifest {
+  std::string path;
+  uint64_t size = 0;
+  std::string transaction_section;
+};
+Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest manifest,
+                                        const lance::Transaction& transaction);
+
+// Reads, verifies and decodes the deletion vector of `fragment` (which must
+// have a deletion file). Errors: NotFound, CorruptData (checksum mismatch,
+// count differs from the manifest, an offset past the fragment's rows).
+Result<std::vector<uint32_t>> ReadDeletedOffsets(const Dataset& dataset, const lance::Fragment& fragment);
+
+// Reads and decodes the manifest at `path`.
+Result<lance::ManifestFile> ReadManifest(ObjectStore* store, const std::string& path);
+
+// Checks that a record batch matches `schema` by names, types and
+// nullability (ids aside). InvalidArgument names the first mismatch.
+Status CheckBatchMatchesSchema(const RecordBatch& batch, const Schema& schema);
+
+// New random data file name: 32 hex digits + ".lance".
+std::string NewDataFileName();
+
+// Unix epoch nanoseconds.
+int64_t NowNanos();
+
+}  // namespace omnigraph::table::internal

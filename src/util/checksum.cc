@@ -1,0 +1,34 @@
+#include "util/checksum.h"
+
+#include <cstring>
+
+#include <xxhash.h>
+
+namespace omnigraph {
+namespace {
+
+// Tag of field 1000, wire type 1 (fixed64): varint of (1000 << 3) | 1 = 8001.
+constexpr char kTag[2] = {static_cast<char>(0xC1), static_cast<char>(0x3E)};
+constexpr size_t kFieldBytes = 2 + 8;
+
+}  // namespace
+
+uint64_t Checksum64(const void* data, size_t size) { return XXH3_64bits(data, size); }
+
+void AppendChecksumField(std::string* message) {
+  uint64_t sum = Checksum64(*message);
+  message->append(kTag, 2);
+  message->append(reinterpret_cast<const char*>(&sum), 8);
+}
+
+ChecksumState CheckTrailingChecksum(std::string_view message) {
+  if (message.size() < kFieldBytes) return ChecksumState::kAbsent;
+  std::string_view tail = message.substr(message.size() - kFieldBytes);
+  if (tail[0] != kTag[0] || tail[1] != kTag[1]) return ChecksumState::kAbsent;
+  uint64_t stored;
+  std::memcpy(&stored, tail.data() + 2, 8);
+  return Checksum64(message.substr(0, message.size() - kFieldBytes)) == stored ? ChecksumState::kValid
+                                                                                : ChecksumState::kMismatch;
+}
+
+}  // namespace omnigraph

@@ -1,0 +1,93 @@
+#include "util/random.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <random>
+
+#include <fmt/format.h>
+
+namespace omnigraph {
+namespace {
+
+// Bumped in the child after fork(2), so a forked process never repeats its
+// parent's random sequence (which would give both the same "random" file
+// names, UUIDs and detached version ids).
+std::atomic<uint64_t> fork_generation{0};
+
+std::mt19937_64 SeededGenerator() {
+  std::random_device device;
+  std::seed_seq seed{device(), device(), device(), device()};
+  return std::mt19937_64(seed);
+}
+
+std::mt19937_64& ThreadGenerator() {
+  static const bool registered = [] {
+    pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)registered;
+  thread_local uint64_t seeded_generation = fork_generation.load(std::memory_order_relaxed);
+  thread_local std::mt19937_64 generator = SeededGenerator();
+  uint64_t generation = fork_generation.load(std::memory_order_relaxed);
+  if (generation != seeded_generation) {
+    generator = SeededGenerator();
+    seeded_generation = generation;
+  }
+  return generator;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+uint64_t RandomU64() { return ThreadGenerator()(); }
+
+Uuid Uuid::Random() {
+  Uuid uuid;
+  uint64_t hi = RandomU64(), lo = RandomU64();
+  for (int i = 0; i < 8; ++i) {
+    uuid.bytes[i] = static_cast<uint8_t>(hi >> (56 - 8 * i));
+    uuid.bytes[8 + i] = static_cast<uint8_t>(lo >> (56 - 8 * i));
+  }
+  uuid.bytes[6] = (uuid.bytes[6] & 0x0f) | 0x40;  // version 4
+  uuid.bytes[8] = (uuid.bytes[8] & 0x3f) | 0x80;  // RFC 4122 variant
+  return uuid;
+}
+
+bool Uuid::Parse(std::string_view text, Uuid* out) {
+  if (text.size() != 36) return false;
+  size_t byte = 0;
+  for (size_t i = 0; i < text.size();) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (text[i] != '-') return false;
+      ++i;
+      continue;
+    }
+    int high = HexValue(text[i]), low = HexValue(text[i + 1]);
+    if (high < 0 || low < 0) return false;
+    out->bytes[byte++] = static_cast<uint8_t>(high * 16 + low);
+    i += 2;
+  }
+  return byte == 16;
+}
+
+std::string Uuid::ToHex() const {
+  std::string hex;
+  hex.reserve(32);
+  for (uint8_t b : bytes) hex += fmt::format("{:02x}", b);
+  return hex;
+}
+
+std::string Uuid::ToString() const {
+  std::string hex = ToHex();
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
+}
+
+}  // namespace omnigraph

@@ -1,0 +1,132 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "columnar/builder.h"
+#include "columnar/record_batch.h"
+#include "columnar/scalar.h"
+
+namespace omnigraph {
+namespace {
+
+ArrayPtr Ints(std::vector<Scalar> values) { return *ArrayFromScalars(DataType::Int64(), values); }
+
+TEST(Array, NumericBuilderTracksNulls) {
+  Int64Builder b(DataType::Int64());
+  b.Append(1);
+  b.AppendNull();
+  b.Append(-3);
+  ArrayPtr a = b.Finish();
+  EXPECT_EQ(a->length(), 3);
+  EXPECT_EQ(a->null_count(), 1);
+  EXPECT_EQ(a->Value<int64_t>(0), 1);
+  EXPECT_TRUE(a->IsNull(1));
+  EXPECT_EQ(a->Value<int64_t>(2), -3);
+  EXPECT_EQ(a->ToString(), "[1, null, -3]");
+  // A builder is reusable after Finish.
+  b.Append(7);
+  ArrayPtr c = b.Finish();
+  EXPECT_EQ(c->length(), 1);
+  EXPECT_EQ(c->null_count(), 0);
+  EXPECT_EQ(c->validity(), nullptr);
+}
+
+TEST(Array, StringsListsStructsAndFixedSizeLists) {
+  auto strings = *ArrayFromScalars(DataType::Utf8(), {Scalar::String("ab"), Scalar(), Scalar::String("")});
+  EXPECT_EQ(strings->GetView(0), "ab");
+  EXPECT_TRUE(strings->IsNull(1));
+  EXPECT_EQ(strings->GetView(2), "");
+  EXPECT_EQ(strings->ValueOffset(3), 2);
+
+  auto list_type = DataType::List(DataType::Int32());
+  auto lists = *ArrayFromScalars(list_type, {Scalar::Nested({Scalar::Int(1), Scalar::Int(2)}), Scalar(),
+                                             Scalar::Nested({}), Scalar::Nested({Scalar()})});
+  EXPECT_EQ(lists->ToString(), "[[1, 2], null, [], [null]]");
+  EXPECT_EQ(lists->child(0)->length(), 3);
+
+  auto fsl_type = DataType::FixedSizeList(DataType::Float32(), 2);
+  auto fsl = *ArrayFromScalars(fsl_type, {Scalar::Nested({Scalar::Double(0.5), Scalar::Double(1)}), Scalar()});
+  EXPECT_EQ(fsl->ToString(), "[[0.5, 1], null]");
+  EXPECT_EQ(fsl->child(0)->length(), 4);
+  EXPECT_EQ(fsl->child(0)->null_count(), 0);  // zeros under the null slot
+
+  auto struct_type = DataType::Struct({Field("a", DataType::Int32()), Field("b", DataType::Utf8())});
+  auto structs = *ArrayFromScalars(struct_type, {Scalar::Nested({Scalar::Int(1), Scalar::String("x")}), Scalar()});
+  EXPECT_EQ(structs->ToString(), "[[1, \"x\"], null]");
+  EXPECT_EQ(structs->null_count(), 1);
+}
+
+TEST(Array, ScalarConversionRejectsOutOfRange) {
+  auto r = ArrayFromScalars(DataType::Int32(), {Scalar::Int(int64_t{1} << 40)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "element 0: value 1099511627776 does not fit type int32");
+  EXPECT_FALSE(ArrayFromScalars(DataType::UInt64(), {Scalar::Int(-1)}).ok());
+  EXPECT_TRUE(ArrayFromScalars(DataType::UInt64(), {Scalar::UInt(~0ULL)}).ok());
+  EXPECT_FALSE(ArrayFromScalars(DataType::Float32(), {Scalar::Double(1e300)}).ok());
+  EXPECT_FALSE(ArrayFromScalars(DataType::Utf8(), {Scalar::Int(1)}).ok());
+  EXPECT_FALSE(ArrayFromScalars(DataType::FixedSizeList(DataType::Float32(), 3), {Scalar::Nested({})}).ok());
+}
+
+TEST(Array, SliceTakeConcatPreserveValues) {
+  auto list_type = DataType::List(DataType::Utf8());
+  auto lists = *ArrayFromScalars(list_type, {Scalar::Nested({Scalar::String("a")}), Scalar(),
+                                             Scalar::Nested({Scalar::String("b"), Scalar::String("c")}),
+                                             Scalar::Nested({})});
+  EXPECT_EQ(SliceArray(*lists, 1, 2)->ToString(), "[null, [\"b\", \"c\"]]");
+  EXPECT_EQ(TakeArray(*lists, {3, 0, 2})->ToString(), "[[], [\"a\"], [\"b\", \"c\"]]");
+  auto joined = ConcatArrays(list_type, {SliceArray(*lists, 2, 2), SliceArray(*lists, 0, 2)});
+  EXPECT_EQ(joined->ToString(), "[[\"b\", \"c\"], [], [\"a\"], null]");
+  EXPECT_EQ(joined->null_count(), 1);
+}
+
+TEST(Array, EqualityIgnoresValuesUnderNulls) {
+  Int64Builder a(DataType::Int64()), b(DataType::Int64());
+  a.Append(1);
+  a.AppendNull();
+  b.Append(1);
+  b.AppendNull();
+  EXPECT_TRUE(a.Finish()->Equals(*b.Finish()));
+  EXPECT_FALSE(Ints({Scalar::Int(1)})->Equals(*Ints({Scalar::Int(2)})));
+  EXPECT_FALSE(Ints({Scalar::Int(1)})->Equals(*Ints({Scalar()})));
+  auto nan1 = *ArrayFromScalars(DataType::Float64(), {Scalar::Double(std::nan(""))});
+  auto nan2 = *ArrayFromScalars(DataType::Float64(), {Scalar::Double(std::nan(""))});
+  EXPECT_TRUE(nan1->Equals(*nan2));
+}
+
+TEST(Scalar, CompareAcrossNumericKinds) {
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(-1), Scalar::UInt(~0ULL)), -1);
+  EXPECT_EQ(Scalar::Compare(Scalar::UInt(5), Scalar::Int(5)), 0);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(2), Scalar::Double(1.5)), 1);
+  EXPECT_EQ(Scalar::Compare(Scalar::String("a"), Scalar::String("b")), -1);
+  EXPECT_FALSE(Scalar::Compare(Scalar::String("a"), Scalar::Int(1)).has_value());
+  EXPECT_FALSE(Scalar::Compare(Scalar(), Scalar::Int(1)).has_value());
+  EXPECT_EQ(Scalar::Compare(Scalar::Double(std::nan("")), Scalar::Double(1e308)), 1);
+  EXPECT_TRUE(Scalar::Int(3) == Scalar::Double(3.0));
+}
+
+TEST(RecordBatch, MakeValidatesShape) {
+  auto schema = std::make_shared<const Schema>(
+      std::vector<Field>{Field("id", DataType::Int64(), false), Field("name", DataType::Utf8())});
+  auto ok = RecordBatch::Make(schema, {Ints({Scalar::Int(1)}), *ArrayFromScalars(DataType::Utf8(), {Scalar()})});
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)->num_rows(), 1);
+  auto nulls = RecordBatch::Make(schema, {Ints({Scalar()}), *ArrayFromScalars(DataType::Utf8(), {Scalar()})});
+  EXPECT_EQ(nulls.status().message(), "column 'id' is not nullable but holds 1 nulls");
+  auto short_col = RecordBatch::Make(schema, {Ints({Scalar::Int(1)}), *ArrayFromScalars(DataType::Utf8(), {})});
+  EXPECT_EQ(short_col.status().message(), "column 'name' has 0 rows, expected 1");
+  auto wrong_type = RecordBatch::Make(schema, {Ints({Scalar::Int(1)}), Ints({Scalar::Int(1)})});
+  EXPECT_EQ(wrong_type.status().message(), "column 'name' has type int64 but the schema says utf8");
+}
+
+TEST(Schema, AssignsIdsPreOrderFromAFloor) {
+  Schema s({Field("a", DataType::Int32()), Field("s", DataType::Struct({Field("x", DataType::Int32())}))});
+  s.AssignMissingFieldIds(10);
+  EXPECT_EQ(s.field(0).id, 10);
+  EXPECT_EQ(s.field(1).id, 11);
+  EXPECT_EQ(s.field(1).type->children()[0].id, 12);
+  EXPECT_EQ(s.FindFieldById(12)->name, "x");
+  EXPECT_EQ(s.MaxFieldId(), 12);
+}
+
+}  // namespace
+}  // namespace omnigraph

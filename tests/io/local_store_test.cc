@@ -1,0 +1,202 @@
+#include "io/local_store.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "support/temp_dir.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
+
+namespace omnigraph {
+namespace {
+
+using testing::TempDir;
+
+TEST(LocalStore, PutGetHeadRangeList) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("a/b/c.bin", "hello world").ok());
+  auto all = store.Get("a/b/c.bin");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ((*all)->view(), "hello world");
+  auto range = store.GetRange("a/b/c.bin", 6, 5);
+  ASSERT_TRUE(range.ok());
+  EXPECT_EQ((*range)->view(), "world");
+  auto head = store.Head("a/b/c.bin");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->size, 11u);
+  ASSERT_TRUE(store.Put("a/b/d.bin", "x").ok());
+  ASSERT_TRUE(store.Put("a/e.bin", "yy").ok());
+  auto flat = store.List("a/b");
+  ASSERT_TRUE(flat.ok());
+  ASSERT_EQ(flat->size(), 2u);
+  EXPECT_EQ((*flat)[0].path, "a/b/c.bin");
+  EXPECT_EQ((*flat)[1].path, "a/b/d.bin");
+  EXPECT_EQ((*flat)[1].size, 1u);
+  auto deep = store.List("a", /*recursive=*/true);
+  ASSERT_TRUE(deep.ok());
+  ASSERT_EQ(deep->size(), 3u);
+  EXPECT_EQ((*deep)[2].path, "a/e.bin");
+  auto dirs = store.ListDirectories("a");
+  ASSERT_TRUE(dirs.ok());
+  EXPECT_EQ(*dirs, std::vector<std::string>{"b"});
+  EXPECT_TRUE(store.List("missing")->empty());
+}
+
+TEST(LocalStore, MissingObjectsAreNotFound) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  EXPECT_EQ(store.Get("nope").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store.Head("nope").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store.Delete("nope").code(), ErrorCode::kNotFound);
+}
+
+TEST(LocalStore, ReadPastEndIsCorruptData) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("f", "12345").ok());
+  auto r = store.GetRange("f", 3, 10);
+  EXPECT_EQ(r.status().code(), ErrorCode::kCorruptData);
+}
+
+TEST(LocalStore, PutReplacesAtomically) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("f", "old").ok());
+  ASSERT_TRUE(store.Put("f", "new contents").ok());
+  EXPECT_EQ((*store.Get("f"))->view(), "new contents");
+  // No temporary files are left behind.
+  size_t entries = 0;
+  for (auto& e : std::filesystem::directory_iterator(dir.path())) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1u);
+}
+
+TEST(LocalStore, PutIfAbsentRefusesExistingObjects) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.PutIfAbsent("v/1", "first").ok());
+  Status st = store.PutIfAbsent("v/1", "second");
+  EXPECT_EQ(st.code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ((*store.Get("v/1"))->view(), "first");
+}
+
+TEST(LocalStore, PutIfAbsentHasExactlyOneWinnerAcrossProcesses) {
+  TempDir dir;
+  constexpr int kProcesses = 8;
+  std::vector<pid_t> children;
+  for (int i = 0; i < kProcesses; ++i) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      LocalStore store(dir.path());
+      Status st = store.PutIfAbsent("_versions/next", "writer " + std::to_string(i));
+      _exit(st.ok() ? 0 : (st.code() == ErrorCode::kAlreadyExists ? 1 : 2));
+    }
+    children.push_back(pid);
+  }
+  int winners = 0, losers = 0;
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 0) ++winners;
+    if (WEXITSTATUS(status) == 1) ++losers;
+  }
+  EXPECT_EQ(winners, 1);
+  EXPECT_EQ(losers, kProcesses - 1);
+  LocalStore store(dir.path());
+  EXPECT_EQ((*store.Get("_versions/next"))->view().substr(0, 7), "writer ");
+}
+
+TEST(LocalStore, StreamingWriterIsInvisibleUntilFinish) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  auto writer = store.OpenWriter("data/big.lance");
+  ASSERT_TRUE(writer.ok());
+  std::string chunk(300'000, 'z');
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*writer)->Write(chunk).ok());
+  EXPECT_EQ(store.Head("data/big.lance").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ((*writer)->bytes_written(), 3'000'000u);
+  ASSERT_TRUE((*writer)->Finish().ok());
+  EXPECT_EQ(store.Head("data/big.lance")->size, 3'000'000u);
+  auto listing = store.List("data");
+  ASSERT_EQ(listing->size(), 1u);
+}
+
+TEST(LocalStore, AbandonedWriterLeavesNothing) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  {
+    auto writer = store.OpenWriter("data/x.lance");
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->Write("partial").ok());
+  }
+  EXPECT_TRUE(store.List("data")->empty());
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path() + "/data"), {}), 0);
+}
+
+TEST(LocalStore, CountsRequestsAndSyncBarriers) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("x/y", "1").ok());  // creates x/: file sync + new dir sync + parent dir sync
+  store.counters().Reset();
+  ASSERT_TRUE(store.Put("x/z", "2").ok());
+  EXPECT_EQ(store.counters().writes.load(), 1u);
+  EXPECT_EQ(store.counters().sync_barriers.load(), 2u);  // the file and its directory
+  ASSERT_TRUE(store.Get("x/z").ok());
+  EXPECT_EQ(store.counters().reads.load(), 1u);
+}
+
+TEST(LocalStore, FailpointErrorLeavesTargetUntouched) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("f", "before").ok());
+  failpoint::Set(failpoint::kStoreBeforePublish, failpoint::Action::kError);
+  Status st = store.Put("f", "after");
+  failpoint::ClearAll();
+  EXPECT_EQ(st.code(), ErrorCode::kIoError);
+  EXPECT_EQ((*store.Get("f"))->view(), "before");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+  failpoint::Set(failpoint::kStoreBeforePublish, failpoint::Action::kError);
+  EXPECT_EQ(store.PutIfAbsent("g", "x").code(), ErrorCode::kIoError);
+  failpoint::ClearAll();
+  EXPECT_EQ(store.Head("g").status().code(), ErrorCode::kNotFound);
+}
+
+TEST(LocalStore, CrashBeforePublishLeavesOnlyATemporaryFile) {
+  TempDir dir;
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    LocalStore store(dir.path());
+    failpoint::Set(failpoint::kStoreBeforePublish, failpoint::Action::kCrash);
+    (void)store.PutIfAbsent("v/m", "content");
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  LocalStore store(dir.path());
+  EXPECT_EQ(store.Head("v/m").status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(store.List("v")->empty());  // the temporary file is skipped by listings
+  Status retry = store.PutIfAbsent("v/m", "retry");
+  ASSERT_TRUE(retry.ok()) << retry.ToString();
+}
+
+TEST(LocalStore, UriIsAbsolute) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  EXPECT_EQ(store.Uri("t.lance"), std::filesystem::path(dir.path()).lexically_normal().string() + "/t.lance");
+}
+
+}  // namespace
+}  // namespace omnigraph

@@ -1,0 +1,285 @@
+// DataFileReader refusals and robustness: versions, logical types, layouts
+// and encodings it does not implement are Unsupported (named); truncated,
+// spliced and bit-flipped files give typed errors (or, for flips inside
+// value bytes, different values), never a crash, hang or huge allocation.
+
+#include <google/protobuf/stubs/logging.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "encodings21.pb.h"
+#include "lance/data_file.h"
+#include "lance/data_file_format.h"
+#include "lance/data_file_test_util.h"
+#include "lance/page_decoder.h"
+#include "lance/repdef.h"
+#include "util/endian.h"
+
+namespace omnigraph::lance {
+namespace {
+
+namespace pb = ::lance::encodings21;
+using testing::FromScalars;
+using testing::MakeSchema;
+using testing::MemoryObject;
+using testing::RandomValues;
+using testing::WriteBytes;
+
+Scalar I(int64_t v) { return Scalar::Int(v); }
+Scalar S(std::string v) { return Scalar::String(std::move(v)); }
+
+void Replace(std::string* bytes, std::string_view from, std::string_view to) {
+  ASSERT_EQ(from.size(), to.size());
+  size_t at = bytes->find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  bytes->replace(at, from.size(), to);
+}
+
+std::string SmallFile() {
+  SchemaPtr schema = MakeSchema({Field("a", DataType::Int32()), Field("b", DataType::Int64()),
+                                 Field("s", DataType::Utf8()), Field("bin", DataType::LargeBinary())});
+  auto batch = std::make_shared<const RecordBatch>(
+      schema, 3,
+      std::vector<ArrayPtr>{FromScalars(DataType::Int32(), {I(1), I(2), I(3)}),
+                            FromScalars(DataType::Int64(), {I(4), I(5), I(6)}),
+                            FromScalars(DataType::Utf8(), {S("x"), S("y"), S("z")}),
+                            FromScalars(DataType::LargeBinary(), {S("p"), S("q"), S("r")})});
+  return WriteBytes(schema, {batch});
+}
+
+TEST(DataFileReaderTest, OtherFileVersionsAreUnsupported) {
+  std::string bytes = SmallFile();
+  for (auto [major, minor] : std::vector<std::pair<uint16_t, uint16_t>>{{2, 2}, {2, 0}, {0, 3}, {3, 1}}) {
+    std::string patched = bytes;
+    StoreLE<uint16_t>(patched.data() + patched.size() - 8, major);
+    StoreLE<uint16_t>(patched.data() + patched.size() - 6, minor);
+    auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(patched));
+    ASSERT_EQ(reader.status().code(), ErrorCode::kUnsupported);
+    EXPECT_NE(reader.status().message().find(fmt::format("{}.{}", major, minor)), std::string::npos)
+        << reader.status().message();
+  }
+}
+
+TEST(DataFileReaderTest, LogicalTypesOutsideOurTypesAreUnsupportedByField) {
+  std::string bytes = SmallFile();
+  // Same-length swaps inside the FileDescriptor.
+  Replace(&bytes, "int32", "int16");
+  Replace(&bytes, "string", "binary");
+  Replace(&bytes, "large_binary", "large_string");
+  auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  // Only `b` is readable; the others are named when read.
+  ASSERT_EQ((*reader)->schema()->num_fields(), 1);
+  EXPECT_EQ((*reader)->schema()->field(0).name, "b");
+  auto b = (*reader)->ReadField((*reader)->schema()->field(0).id, 0, 3);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*b)->Value<int64_t>(2), 6);
+  for (auto [id, type] : std::vector<std::pair<int32_t, std::string>>{{0, "int16"}, {2, "binary"}, {3, "large_string"}}) {
+    auto read = (*reader)->ReadField(id, 0, 3);
+    EXPECT_EQ(read.status().code(), ErrorCode::kUnsupported);
+    EXPECT_NE(read.status().message().find(type), std::string::npos) << read.status().message();
+  }
+}
+
+TEST(DataFileReaderTest, ForeignColumnAndPageEncodingsAreUnsupported) {
+  std::string bytes = SmallFile();
+  std::string blob = bytes;
+  // ColumnEncoding{values: Empty} -> ColumnEncoding{blob: ""} in every column.
+  std::string from = std::string("ColumnEncoding\x12\x02\x0a\x00", 18), to = std::string("ColumnEncoding\x12\x02\x1a\x00", 18);
+  for (size_t at = blob.find(from); at != std::string::npos; at = blob.find(from, at + 1)) blob.replace(at, 18, to);
+  auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(blob));
+  ASSERT_TRUE(reader.ok());
+  auto read = (*reader)->ReadField(1, 0, 3);
+  EXPECT_EQ(read.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(read.status().message().find("blob"), std::string::npos) << read.status().message();
+
+  std::string url = bytes;
+  for (size_t at = url.find("encodings21.PageLayout"); at != std::string::npos;
+       at = url.find("encodings21.PageLayout", at + 1)) {
+    url.replace(at, 22, "encodings20.PageLayout");
+  }
+  reader = DataFileReader::Open(std::make_unique<MemoryObject>(url));
+  ASSERT_TRUE(reader.ok());
+  read = (*reader)->ReadField(1, 0, 3);
+  EXPECT_EQ(read.status().code(), ErrorCode::kUnsupported);
+  EXPECT_NE(read.status().message().find("encodings20"), std::string::npos) << read.status().message();
+}
+
+// DecodePage on hand-made layouts of an int32 leaf.
+Status DecodeLayout(const pb::PageLayout& layout, const DataTypePtr& type = DataType::Int32(),
+                    std::vector<uint64_t> sizes = {16, 16}) {
+  Schema schema({Field("a", type)});
+  schema.AssignMissingFieldIds();
+  std::vector<LeafPath> paths;
+  EXPECT_TRUE(CollectLeafPaths(schema.field(0), &paths).ok());
+  auto read = [](size_t) -> Result<BufferPtr> { return BufferPtr(Buffer::Zeroed(16)); };
+  DecodedPage page;
+  return DecodePage(layout, paths[0], 1, sizes, read, &page, "t");
+}
+
+TEST(DataFileReaderTest, LayoutsOutsideFormat21AreUnsupported) {
+  pb::PageLayout large;
+  large.mutable_mini_block_layout()->set_has_large_chunk(true);
+  large.mutable_mini_block_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+  pb::PageLayout constant;
+  constant.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
+  constant.mutable_all_null_layout()->set_inline_value("abcd");
+  pb::PageLayout constant_levels;
+  constant_levels.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
+  constant_levels.mutable_all_null_layout()->mutable_def_compression()->mutable_flat()->set_bits_per_value(16);
+  pb::PageLayout blob;
+  blob.mutable_blob_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+  pb::PageLayout sparse;
+  sparse.set_sparse_layout("x");
+  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {
+      {&large, "large chunks"}, {&constant, "constant"}, {&constant_levels, "constant"}, {&blob, "blob"},
+      {&sparse, "sparse"}};
+  for (const auto& [layout, name] : cases) {
+    Status st = DecodeLayout(*layout);
+    EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << name << ": " << st.ToString();
+    EXPECT_NE(st.message().find(name), std::string::npos) << st.message();
+  }
+  // A full-zip page of booleans and a mini-block page with byte_stream_split.
+  pb::PageLayout fz;
+  fz.mutable_full_zip_layout()->set_bits_per_value(1);
+  fz.mutable_full_zip_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+  fz.mutable_full_zip_layout()->mutable_value_compression()->mutable_flat()->set_bits_per_value(1);
+  EXPECT_EQ(DecodeLayout(fz, DataType::Bool(), {16}).code(), ErrorCode::kUnsupported);
+  pb::PageLayout bss;
+  auto* mb = bss.mutable_mini_block_layout();
+  mb->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+  mb->set_num_buffers(1);
+  mb->set_num_items(1);
+  mb->mutable_value_compression()->mutable_byte_stream_split()->mutable_values()->mutable_flat()->set_bits_per_value(32);
+  Schema schema({Field("a", DataType::Float32())});
+  schema.AssignMissingFieldIds();
+  std::vector<LeafPath> paths;
+  ASSERT_TRUE(CollectLeafPaths(schema.field(0), &paths).ok());
+  std::vector<uint8_t> chunk = {0, 0, 4, 0, 0, 0, 0, 0, 1, 2, 3, 4, 0, 0, 0, 0};
+  auto read = [&](size_t b) -> Result<BufferPtr> {
+    if (b == 0) return BufferPtr(Buffer::FromVector({0x10, 0x00}));
+    return BufferPtr(Buffer::FromVector(chunk));
+  };
+  DecodedPage page;
+  Status st = DecodePage(bss, paths[0], 1, {2, 16}, read, &page, "t");
+  EXPECT_EQ(st.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(st.message().find("byte_stream_split"), std::string::npos) << st.message();
+}
+
+// ---------------------------------------------------------------- corruption
+
+// A file with many pages of every layout.
+std::string RichFile() {
+  SchemaPtr schema = MakeSchema({
+      Field("i", DataType::Int64()),
+      Field("s", DataType::Utf8()),
+      Field("l", DataType::List(DataType::Int32())),
+      Field("st", DataType::Struct({Field("x", DataType::Float64()), Field("tags", DataType::List(DataType::Utf8()))})),
+      Field("v", DataType::FixedSizeList(DataType::Float32(), 4)),
+      Field("b", DataType::Bool()),
+      Field("big", DataType::LargeBinary()),
+  });
+  RandomValues random(77);
+  std::vector<RecordBatchPtr> batches = {random.Batch(schema, 120, 0.2), random.Batch(schema, 60, 1.0),
+                                         random.Batch(schema, 120, 0.1)};
+  // A few wide values for full-zip pages.
+  std::vector<Scalar> big;
+  for (int i = 0; i < 40; ++i) big.push_back(i % 3 ? Scalar::Null() : S(std::string(9000 + i, static_cast<char>(i))));
+  RecordBatchPtr wide = random.Batch(schema, 40, 0.1);
+  std::vector<ArrayPtr> columns = wide->columns();
+  columns[6] = FromScalars(DataType::LargeBinary(), big);
+  batches.push_back(std::make_shared<const RecordBatch>(schema, 40, columns));
+  DataFileWriterOptions options;
+  options.page_bytes = 1500;
+  options.max_rows_per_page = 64;
+  return WriteBytes(schema, batches, options);
+}
+
+// Opens and reads everything; returns the first error (OK if none).
+Status Exercise(const std::string& bytes) {
+  auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes, "corrupt.lance"));
+  if (!reader.ok()) return reader.status();
+  Status first;
+  const uint64_t rows = (*reader)->num_rows();
+  for (const Field& field : (*reader)->schema()->fields()) {
+    auto all = (*reader)->ReadField(field.id, 0, rows);
+    if (!all.ok() && first.ok()) first = all.status();
+    // Forward windows over the same reader, reusing cached pages.
+    for (uint64_t start = 0; start < rows; start += 97) {
+      auto part = (*reader)->ReadField(field.id, start, std::min<uint64_t>(97, rows - start));
+      if (!part.ok()) {
+        if (first.ok()) first = part.status();
+        break;
+      }
+    }
+  }
+  return first;
+}
+
+bool TypedError(const Status& st) {
+  return st.code() == ErrorCode::kCorruptData || st.code() == ErrorCode::kUnsupported ||
+         st.code() == ErrorCode::kInvalidArgument;
+}
+
+TEST(DataFileReaderTest, CorruptionNeverCrashes) {
+  // Flipped bits in protobuf strings make libprotobuf log UTF-8 complaints
+  // before the parse fails; keep the test output readable.
+  google::protobuf::LogHandler* previous = google::protobuf::SetLogHandler([](auto, auto, auto, auto) {});
+  struct Restore {
+    google::protobuf::LogHandler* handler;
+    ~Restore() { google::protobuf::SetLogHandler(handler); }
+  } restore{previous};
+  std::mt19937_64 rng(2024);
+  for (const std::string& bytes : {RichFile(), SmallFile()}) {
+    ASSERT_TRUE(Exercise(bytes).ok()) << Exercise(bytes).ToString();
+    const size_t size = bytes.size();
+    const uint64_t cm_start = LoadLE<uint64_t>(bytes.data() + size - kFooterBytes);
+    int truncations = 0, splices = 0, flips = 0, flip_errors = 0;
+    // Truncations: the footer is gone, so Open must fail with CorruptData.
+    for (int t = 0; t < 150; ++t) {
+      size_t keep = t < 50 ? size - 1 - static_cast<size_t>(t) : rng() % size;
+      Status st = Exercise(bytes.substr(0, keep));
+      ASSERT_EQ(st.code(), ErrorCode::kCorruptData) << "truncated to " << keep << ": " << st.ToString();
+      ++truncations;
+    }
+    // Splices: a range removed from the middle, footer intact.
+    for (int t = 0; t < 100; ++t) {
+      size_t at = rng() % (size - kFooterBytes);
+      size_t length = 1 + rng() % std::min<size_t>(size - kFooterBytes - at, 4096);
+      std::string spliced = bytes.substr(0, at) + bytes.substr(at + length);
+      Status st = Exercise(spliced);
+      ASSERT_TRUE(st.ok() || TypedError(st)) << st.ToString();
+      ++splices;
+    }
+    // Bit flips anywhere, and more densely in the metadata region.
+    for (int t = 0; t < 600; ++t) {
+      std::string flipped = bytes;
+      size_t at = t % 2 ? cm_start + rng() % (size - cm_start) : rng() % size;
+      int count = 1 + static_cast<int>(rng() % 3);
+      for (int k = 0; k < count; ++k) {
+        size_t pos = k == 0 ? at : std::min(size - 1, at + rng() % 16);
+        flipped[pos] = static_cast<char>(flipped[pos] ^ (1 << (rng() % 8)));
+      }
+      Status st = Exercise(flipped);
+      ASSERT_TRUE(st.ok() || TypedError(st)) << "flip at " << at << ": " << st.ToString();
+      flip_errors += st.ok() ? 0 : 1;
+      ++flips;
+    }
+    // Random garbage over the footer fields.
+    for (int t = 0; t < 100; ++t) {
+      std::string garbage = bytes;
+      for (size_t k = size - kFooterBytes; k < size - 4; ++k) {
+        if (rng() % 4 == 0) garbage[k] = static_cast<char>(rng());
+      }
+      Status st = Exercise(garbage);
+      ASSERT_TRUE(st.ok() || TypedError(st)) << st.ToString();
+    }
+    RecordProperty("flip_errors", flip_errors);
+    EXPECT_GT(flip_errors, 0);
+    EXPECT_EQ(truncations + splices + flips, 850);
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph::lance

@@ -1,0 +1,202 @@
+#include "lance/manifest.h"
+
+#include <gtest/gtest.h>
+
+#include "lance/transaction.h"
+#include "util/endian.h"
+
+namespace omnigraph::lance {
+namespace {
+
+Schema SampleSchema() {
+  Field id("id", DataType::Utf8(), false);
+  id.unenforced_primary_key = true;
+  id.metadata["omnigraph.stable_property_id"] = "7";
+  Schema schema({id, Field("age", DataType::Int64()), Field("tags", DataType::List(DataType::Utf8())),
+                 Field("vec", DataType::FixedSizeList(DataType::Float32(), 8)),
+                 Field("addr", DataType::Struct({Field("city", DataType::Utf8()), Field("zip", DataType::Int32())})),
+                 Field("born", DataType::Date32()), Field("seen", DataType::Date64()),
+                 Field("blob", DataType::LargeBinary()), Field("n", DataType::UInt64()), Field("ok", DataType::Bool())});
+  schema.mutable_metadata()["owner"] = "graph";
+  schema.AssignMissingFieldIds();
+  return schema;
+}
+
+Manifest SampleManifest() {
+  Manifest m;
+  m.schema = SampleSchema();
+  m.version = 3;
+  Fragment f0;
+  f0.id = 0;
+  f0.physical_rows = 10;
+  f0.files.push_back(DataFile{"a.lance", {0, 1, 3, 4, 6, 7, 8, 9, 10, 11, 12}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 2, 1, 4096, std::nullopt});
+  f0.deletion_file = DeletionFile{DeletionFileKind::kArrowArray, 2, 77, 3, std::nullopt};
+  Fragment f1;
+  f1.id = 4;
+  f1.physical_rows = 5;
+  f1.files.push_back(DataFile{"b.lance", {0}, {0}, 2, 1, 100, 0u});
+  m.fragments = {f0, f1};
+  m.max_fragment_id = 4;
+  m.base_paths.push_back(BasePath{0, std::string("origin"), true, "/data/t.lance"});
+  m.branch = "exp";
+  m.config["k"] = "v";
+  m.timestamp_nanos = 1'795'980'199'790'863'237;
+  m.RecomputeFeatureFlags();
+  return m;
+}
+
+TEST(Manifest, SchemaIdsArePreOrder) {
+  Schema s = SampleSchema();
+  EXPECT_EQ(s.field(0).id, 0);
+  EXPECT_EQ(s.field(2).id, 2);                       // tags (list)
+  EXPECT_EQ(s.field(2).type->item().id, 3);          // tags.item
+  EXPECT_EQ(s.field(3).id, 4);                       // vec: one leaf, its item has no id
+  EXPECT_EQ(s.field(3).type->item().id, -1);
+  EXPECT_EQ(s.field(4).id, 5);                       // addr
+  EXPECT_EQ(s.field(4).type->children()[1].id, 7);   // addr.zip
+  EXPECT_EQ(s.field(9).id, 12);
+  EXPECT_EQ(s.MaxFieldId(), 12);
+}
+
+TEST(Manifest, RoundTripsEveryField) {
+  Manifest m = SampleManifest();
+  EXPECT_EQ(m.reader_feature_flags, kFlagDeletionFiles | kFlagBasePaths | kFlagTableConfig);
+  std::string bytes = EncodeManifestFile(m, "");
+  auto decoded = DecodeManifestFile(bytes, "m.manifest");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const Manifest& d = decoded->manifest;
+  EXPECT_TRUE(d.schema.Equals(m.schema, /*compare_ids=*/true)) << d.schema.ToString();
+  EXPECT_EQ(d.fragments, m.fragments);
+  EXPECT_EQ(d.version, 3u);
+  EXPECT_EQ(d.max_fragment_id, 4u);
+  EXPECT_EQ(d.base_paths, m.base_paths);
+  EXPECT_EQ(d.branch, "exp");
+  EXPECT_EQ(d.config.at("k"), "v");
+  EXPECT_EQ(d.timestamp_nanos, m.timestamp_nanos);
+  EXPECT_EQ(d.NumRows(), 12u);
+  EXPECT_EQ(d.NextFragmentId(), 5u);
+  EXPECT_EQ(d.schema.metadata().at("owner"), "graph");
+  EXPECT_TRUE(d.schema.field(0).unenforced_primary_key);
+  EXPECT_EQ(d.schema.field(0).metadata.at("omnigraph.stable_property_id"), "7");
+  EXPECT_EQ(decoded->transaction_section, "");
+  EXPECT_EQ(decoded->file_size, bytes.size());
+}
+
+TEST(Manifest, TrailerAndInlineTransactionFraming) {
+  Transaction t;
+  t.read_version = 2;
+  t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
+  t.properties["omnigraph.staged_against_graph_head"] = "hb1.0.1.abc";
+  t.operation = AppendOperation{};
+  std::string txn = EncodeTransaction(t);
+  std::string bytes = EncodeManifestFile(SampleManifest(), txn);
+  // Transaction at offset 0, manifest after it, 16-byte trailer.
+  EXPECT_EQ(LoadLE<uint32_t>(bytes.data()), txn.size());
+  EXPECT_EQ(bytes.substr(4, txn.size()), txn);
+  EXPECT_EQ(LoadLE<int64_t>(bytes.data() + bytes.size() - 16), static_cast<int64_t>(4 + txn.size()));
+  EXPECT_EQ(LoadLE<int16_t>(bytes.data() + bytes.size() - 8), 0);
+  EXPECT_EQ(LoadLE<int16_t>(bytes.data() + bytes.size() - 6), 2);
+  EXPECT_EQ(bytes.substr(bytes.size() - 4), "LANC");
+  auto decoded = DecodeManifestFile(bytes, "m");
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->transaction_section, txn);
+  auto back = DecodeTransaction(decoded->transaction_section, "m");
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->properties.at("omnigraph.staged_against_graph_head"), "hb1.0.1.abc");
+  EXPECT_EQ(back->FileName(), "2-8a14edb3-25a3-4c4a-87c7-29d44068332d.txn");
+}
+
+TEST(Manifest, RefusesUnknownReaderFlags) {
+  Manifest m = SampleManifest();
+  m.reader_feature_flags |= 64;  // data overlays
+  auto decoded = DecodeManifestFile(EncodeManifestFile(m, ""), "m.manifest");
+  ASSERT_EQ(decoded.status().code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(decoded.status().message(), "m.manifest: reader feature flags 0x40 are not supported (supported: 0x19)");
+  m.reader_feature_flags = kFlagStableRowIds;
+  EXPECT_EQ(DecodeManifestFile(EncodeManifestFile(m, ""), "m").status().code(), ErrorCode::kUnsupported);
+}
+
+TEST(Manifest, RefusesUnknownWriterFlagsOnCommit) {
+  Manifest m = SampleManifest();
+  EXPECT_TRUE(CheckWriterFlags(m, "m").ok());
+  m.writer_feature_flags |= 2048;
+  EXPECT_EQ(CheckWriterFlags(m, "m").code(), ErrorCode::kUnsupported);
+}
+
+TEST(Manifest, CorruptFramingIsTypedNeverACrash) {
+  std::string good = EncodeManifestFile(SampleManifest(), "");
+  EXPECT_EQ(DecodeManifestFile("", "m").status().code(), ErrorCode::kCorruptData);
+  std::string bad_magic = good;
+  bad_magic.back() = 'X';
+  EXPECT_EQ(DecodeManifestFile(bad_magic, "m").status().message(), "m: missing LANC magic at the end of the manifest");
+  // Every truncation and every single-byte flip is rejected or decodes;
+  // none crashes.
+  for (size_t len = 0; len < good.size(); ++len) {
+    auto r = DecodeManifestFile(std::string_view(good).substr(0, len), "m");
+    EXPECT_FALSE(r.ok());
+  }
+  for (size_t i = 0; i < good.size(); ++i) {
+    std::string flipped = good;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+    auto r = DecodeManifestFile(flipped, "m");
+    if (!r.ok()) {
+      EXPECT_TRUE(r.status().code() == ErrorCode::kCorruptData || r.status().code() == ErrorCode::kUnsupported)
+          << r.status().ToString();
+    }
+  }
+}
+
+TEST(Manifest, SchemaTreeErrors) {
+  Manifest m = SampleManifest();
+  // Duplicate ids are corrupt.
+  m.schema.mutable_fields()[1].id = 0;
+  auto r = DecodeManifestFile(EncodeManifestFile(m, ""), "m");
+  EXPECT_EQ(r.status().code(), ErrorCode::kCorruptData);
+  EXPECT_EQ(r.status().message(), "m: field id 0 is used twice");
+}
+
+TEST(Transaction, RoundTripsEveryOperation) {
+  Fragment f;
+  f.id = 3;
+  f.physical_rows = 9;
+  f.files.push_back(DataFile{"x.lance", {0, 1}, {0, 1}, 2, 1, 10, std::nullopt});
+  std::vector<Operation> ops = {
+      AppendOperation{{f}},
+      DeleteOperation{{f}, {1, 2}, "id < 3"},
+      OverwriteOperation{{f}, SampleSchema(), {{"a", "b"}}},
+      UpdateOperation{{5}, {f}, {f}, {0, 1}},
+      MergeOperation{{f}, SampleSchema()},
+      ProjectOperation{SampleSchema()},
+      RewriteOperation{{RewriteGroup{{f}, {f}}}},
+      CloneOperation{true, std::string("main"), 3, "/x/t.lance", std::string("exp")},
+      RestoreOperation{2},
+  };
+  for (const Operation& op : ops) {
+    Transaction t;
+    t.read_version = 9223372036854775901ULL;
+    t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
+    t.properties = {{"omnigraph.deleted_ids", "[\"a\"]"}};
+    t.operation = op;
+    auto back = DecodeTransaction(EncodeTransaction(t), "t.txn");
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->operation.index(), op.index());
+    EXPECT_EQ(back->read_version, t.read_version);
+    EXPECT_EQ(back->OperationName(), t.OperationName());
+    EXPECT_EQ(back->properties, t.properties);
+  }
+  Transaction del;
+  del.operation = DeleteOperation{{f}, {1, 2}, "id < 3"};
+  auto back = DecodeTransaction(EncodeTransaction(del), "t");
+  const auto& d = std::get<DeleteOperation>(back->operation);
+  EXPECT_EQ(d.deleted_fragment_ids, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(d.predicate, "id < 3");
+  EXPECT_EQ(d.updated_fragments.front(), f);
+}
+
+TEST(Transaction, EmptyOrGarbageIsCorrupt) {
+  EXPECT_EQ(DecodeTransaction("", "t").status().code(), ErrorCode::kCorruptData);
+  EXPECT_EQ(DecodeTransaction("\xff\xff\xff", "t").status().code(), ErrorCode::kCorruptData);
+}
+
+}  // namespace
+}  // namespace omnigraph::lance

@@ -1,0 +1,60 @@
+#include "util/failpoint.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "util/failpoint_names.h"
+
+namespace omnigraph {
+namespace {
+
+TEST(Failpoint, UnarmedIsOk) {
+  failpoint::ClearAll();
+  EXPECT_TRUE(failpoint::Hit("table.commit.before_manifest").ok());
+}
+
+TEST(Failpoint, ErrorActionReturnsIoErrorNamingThePoint) {
+  failpoint::Set("table.commit.before_manifest", failpoint::Action::kError);
+  Status st = failpoint::Hit("table.commit.before_manifest");
+  EXPECT_EQ(st.code(), ErrorCode::kIoError);
+  EXPECT_EQ(st.message(), "failpoint 'table.commit.before_manifest' triggered");
+  EXPECT_TRUE(failpoint::Hit("table.commit.after_manifest").ok());
+  failpoint::ClearAll();
+  EXPECT_TRUE(failpoint::Hit("table.commit.before_manifest").ok());
+}
+
+TEST(Failpoint, ConfigureParsesSpecsAndRejectsBadOnes) {
+  ASSERT_TRUE(failpoint::Configure("a.b=error;c.d=off").ok());
+  EXPECT_EQ(failpoint::Hit("a.b").code(), ErrorCode::kIoError);
+  EXPECT_TRUE(failpoint::Hit("c.d").ok());
+  EXPECT_EQ(failpoint::Configure("nonsense").code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(failpoint::Configure("x=explode").message(), "failpoint action 'explode' is not crash, error or off");
+  failpoint::ClearAll();
+}
+
+TEST(Failpoint, CrashActionKillsTheProcess) {
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    failpoint::Set("x.crash", failpoint::Action::kCrash);
+    (void)failpoint::Hit("x.crash");
+    _exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+TEST(Failpoint, AllNamesListsDeclaredPoints) {
+  const auto& names = failpoint::AllNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), failpoint::kCommitBeforeManifest), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), failpoint::kStoreBeforePublish), names.end());
+}
+
+}  // namespace
+}  // namespace omnigraph

@@ -1,0 +1,65 @@
+#include "util/random.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+namespace omnigraph {
+namespace {
+
+TEST(Uuid, RandomIsVersion4AndRoundTrips) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 100; ++i) {
+    Uuid u = Uuid::Random();
+    std::string text = u.ToString();
+    ASSERT_EQ(text.size(), 36u);
+    EXPECT_EQ(text[14], '4');
+    EXPECT_TRUE(text[19] == '8' || text[19] == '9' || text[19] == 'a' || text[19] == 'b');
+    Uuid parsed;
+    ASSERT_TRUE(Uuid::Parse(text, &parsed));
+    EXPECT_EQ(parsed, u);
+    seen.insert(text);
+  }
+  EXPECT_EQ(seen.size(), 100u);
+}
+
+TEST(Uuid, ParseRejectsMalformed) {
+  Uuid u;
+  EXPECT_FALSE(Uuid::Parse("not-a-uuid", &u));
+  EXPECT_FALSE(Uuid::Parse("c803931f34104070bc4c62ed7cd02c5c0000", &u));
+  EXPECT_FALSE(Uuid::Parse("c803931f-3410-4070-bc4c-62ed7cd02c5g", &u));
+  ASSERT_TRUE(Uuid::Parse("c803931f-3410-4070-bc4c-62ed7cd02c5c", &u));
+  EXPECT_EQ(u.ToHex(), "c803931f34104070bc4c62ed7cd02c5c");
+}
+
+}  // namespace
+}  // namespace omnigraph
+
+namespace omnigraph {
+namespace {
+
+TEST(Random, ForkedChildDoesNotRepeatTheParentsSequence) {
+  (void)RandomU64();  // seed this thread's generator before forking
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    uint64_t child = RandomU64();
+    (void)!write(fds[1], &child, sizeof(child));
+    _exit(0);
+  }
+  uint64_t parent = RandomU64();
+  uint64_t child = 0;
+  ASSERT_EQ(read(fds[0], &child, sizeof(child)), static_cast<ssize_t>(sizeof(child)));
+  waitpid(pid, nullptr, 0);
+  close(fds[0]);
+  close(fds[1]);
+  EXPECT_NE(parent, child);
+}
+
+}  // namespace
+}  // namespace omnigraph
