@@ -9,13 +9,18 @@
 
 namespace omnigraph::lance {
 
+// memcpy that accepts null pointers when `n` is 0 (empty vectors).
+inline void CopyBytes(void* dst, const void* src, size_t n) {
+  if (n != 0) std::memcpy(dst, src, n);
+}
+
 // Copies `count` bits from `src` starting at bit `src_bit` to `dst` starting
 // at bit `dst_bit`. Bits of `dst` outside the range are left unchanged.
 inline void CopyBits(const uint8_t* src, uint64_t src_bit, uint8_t* dst, uint64_t dst_bit, uint64_t count) {
   if (count == 0) return;
   if ((src_bit & 7) == 0 && (dst_bit & 7) == 0) {
     uint64_t bytes = count / 8;
-    std::memcpy(dst + dst_bit / 8, src + src_bit / 8, bytes);
+    CopyBytes(dst + dst_bit / 8, src + src_bit / 8, bytes);
     for (uint64_t i = bytes * 8; i < count; ++i) {
       uint64_t s = src_bit + i, d = dst_bit + i;
       if ((src[s >> 3] >> (s & 7)) & 1) {

@@ -1,8 +1,8 @@
 #include "lance/bitpacking.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "util/endian.h"
 
@@ -34,7 +34,8 @@ void FastLanesUnpack(const uint8_t* packed, unsigned bw, T* out) {
       unsigned bit = row * bw;
       unsigned word = bit / kT;
       unsigned shift = bit % kT;
-      uint64_t v = static_cast<uint64_t>(LoadLE<T>(packed + (static_cast<size_t>(word) * kLanes + lane) * sizeof(T))) >> shift;
+      uint64_t v =
+          static_cast<uint64_t>(LoadLE<T>(packed + (static_cast<size_t>(word) * kLanes + lane) * sizeof(T))) >> shift;
       if (shift + bw > kT) {
         uint64_t next = LoadLE<T>(packed + (static_cast<size_t>(word + 1) * kLanes + lane) * sizeof(T));
         v |= next << (kT - shift);
@@ -130,10 +131,10 @@ Status DecodeOutOfLineBitpacked(const uint8_t* data, size_t size, unsigned bw, u
   return Status::OK();
 }
 
-#define OG_BITPACK_INSTANTIATE(T)                                                                         \
-  template void FastLanesUnpack<T>(const uint8_t*, unsigned, T*);                                         \
-  template void FastLanesPack<T>(const T*, unsigned, uint8_t*);                                           \
-  template Status DecodeInlineBitpacked<T>(const uint8_t*, size_t, uint64_t, T*, std::string_view);       \
+#define OG_BITPACK_INSTANTIATE(T)                                                                   \
+  template void FastLanesUnpack<T>(const uint8_t*, unsigned, T*);                                   \
+  template void FastLanesPack<T>(const T*, unsigned, uint8_t*);                                     \
+  template Status DecodeInlineBitpacked<T>(const uint8_t*, size_t, uint64_t, T*, std::string_view); \
   template Status DecodeOutOfLineBitpacked<T>(const uint8_t*, size_t, unsigned, uint64_t, T*, std::string_view);
 
 OG_BITPACK_INSTANTIATE(uint8_t)

@@ -18,7 +18,9 @@ namespace omnigraph::lance {
 inline constexpr uint64_t kFastLanesBlock = 1024;
 
 // Bytes of one packed block of 1024 values at `bw` bits: bw * 128.
-inline constexpr uint64_t FastLanesBlockBytes(unsigned bw) { return uint64_t{bw} * 128; }
+inline constexpr uint64_t FastLanesBlockBytes(unsigned bw) {
+  return uint64_t{bw} * 128;
+}
 
 // Unpacks one block: `packed` holds FastLanesBlockBytes(bw) bytes (T-bit
 // little-endian words); writes 1024 values to `out`. Requires bw <= 8*sizeof(T).

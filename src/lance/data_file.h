@@ -5,8 +5,18 @@
 // flat / variable / fixed-size-list values with flat u16 repetition and
 // definition levels, full-zip pages for values too wide for a mini-block
 // chunk, all-null pages); the reader reads everything the writer produces
-// and refuses any other layout or compressive encoding with an Unsupported
-// error naming it.
+// plus what Lance 8 writes by default (bit-packing, rle, dictionary, fsst,
+// general zstd/lz4 full-zip values) and refuses any other layout or
+// compressive encoding with an Unsupported error naming it.
+//
+// Files we write also carry XXH3 checksums (FileDescriptor, column metadata,
+// page buffers) in protobuf fields Lance skips; the reader verifies them, so
+// damaged bytes give CorruptData instead of different values
+// (data_file_format.h).
+//
+// Implementation: data_file_writer.cc and data_file_reader.cc, on top of
+// repdef.h (levels), page_encoder.h / page_decoder.h (layouts),
+// value_decoders.h (compressive encodings) and leaf_values.h (values).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +32,8 @@ namespace omnigraph::lance {
 
 struct DataFileWriterOptions {
   // A column's page is cut when its encoded buffers reach this size (bytes).
+  // Pages are cut at row boundaries, so a single row larger than this gets a
+  // page of its own. Each leaf column buffers at most about one page.
   uint64_t page_bytes = 8 << 20;
   // ... or when it holds this many rows.
   uint64_t max_rows_per_page = 1 << 20;
@@ -48,11 +60,16 @@ class DataFileWriter {
 
   // Appends rows. The batch schema must equal the writer schema (ids aside).
   // Errors: InvalidArgument on a schema mismatch or nulls in a non-nullable
-  // column; IoError from the store.
+  // column; IoError from the store. After an error other than a schema
+  // mismatch the writer is unusable (every later call returns that error)
+  // and Finish() publishes nothing.
   virtual Status Write(const RecordBatch& batch) = 0;
   virtual uint64_t rows_written() const = 0;
   // Flushes the remaining pages, writes metadata and footer, and makes the
-  // file durable (fsynced) and visible.
+  // file durable (fsynced) and visible. InvalidArgument in one corner case:
+  // a boolean row whose list levels cannot be chunked (more than ~8,000 null
+  // or empty lists before one value in a single row; other types fall back
+  // to full-zip pages).
   virtual Result<WrittenDataFile> Finish() = 0;
 };
 
@@ -67,14 +84,19 @@ class DataFileReader {
   virtual ~DataFileReader() = default;
 
   virtual uint64_t num_rows() const = 0;
-  // File schema with field ids (FileDescriptor in global buffer 0).
+  // File schema with field ids (FileDescriptor in global buffer 0). Top-level
+  // fields whose type our columnar layer lacks (int8, binary, large_string,
+  // large_list, ...) are left out; ReadField on their id returns Unsupported
+  // naming the logical type, and the other fields stay readable.
   virtual const SchemaPtr& schema() const = 0;
 
   // Reads rows [start, start + count) of the top-level field with id
   // `field_id`. Errors: NotFound when the file holds no such field;
   // InvalidArgument when the range is outside the file; CorruptData /
-  // Unsupported as for Open. Sequential calls with increasing `start` reuse
-  // decoded pages, so a forward scan decodes each page once.
+  // Unsupported as for Open (column metadata and pages are decoded lazily,
+  // so their errors surface here). Sequential calls with increasing `start`
+  // reuse decoded pages (one cached page per leaf column), so a forward scan
+  // decodes each page once.
   virtual Result<ArrayPtr> ReadField(int32_t field_id, uint64_t start, uint64_t count) = 0;
 };
 

@@ -4,6 +4,9 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
+
+#include "util/checksum.h"
 
 namespace omnigraph::lance {
 
@@ -18,5 +21,21 @@ inline constexpr uint64_t kBufferAlignment = 64;
 
 inline constexpr std::string_view kPageLayoutTypeUrl = "/lance.encodings21.PageLayout";
 inline constexpr std::string_view kColumnEncodingTypeUrl = "/lance.encodings.ColumnEncoding";
+
+// Checksums (util/checksum.h) in files we write; Lance skips them as unknown
+// protobuf fields:
+//   - the FileDescriptor and every ColumnMetadata end with a checksum field
+//     over their own bytes (AppendChecksumField);
+//   - every ColumnMetadata.Page carries field kChecksumFieldNumber (fixed64)
+//     = PageChecksum of its buffers, so flipped value bytes are detected.
+// A file whose FileDescriptor has a valid checksum is ours: its column
+// metadata and pages must then carry checksums too.
+inline uint64_t PageChecksum(const std::vector<std::string_view>& buffers) {
+  // XXH3-64 of the little-endian XXH3-64 of each buffer, in order.
+  std::vector<uint64_t> sums;
+  sums.reserve(buffers.size());
+  for (std::string_view b : buffers) sums.push_back(Checksum64(b));
+  return Checksum64(sums.data(), sums.size() * sizeof(uint64_t));
+}
 
 }  // namespace omnigraph::lance

@@ -3,14 +3,14 @@
 // levels into the top-level field's Arrow array (docs/lance-file-encoding.md
 // §1, §3.4).
 
-#include <google/protobuf/any.pb.h>
+#include <fmt/format.h>
+#include <google/protobuf/unknown_field_set.h>
 
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "encodings21.pb.h"
 #include "file.pb.h"
@@ -37,6 +37,7 @@ struct PageRef {
   uint64_t num_rows = 0;
   uint64_t first_row = 0;
   pb::PageLayout layout;
+  std::optional<uint64_t> checksum;  // PageChecksum of the buffers (our files)
 };
 
 struct Column {
@@ -55,8 +56,61 @@ struct TopField {
   Status unsupported;            // why `field` is null
   int first_column = 0;
   int num_columns = 0;
-  std::vector<LeafPath> paths;   // one per column
+  std::vector<LeafPath> paths;  // one per column
 };
+
+// Parses a serialized google.protobuf.Any (1: type_url, 2: value) by hand:
+// libprotobuf would log UTF-8 complaints for a corrupt type_url.
+bool ParseAny(const std::string& bytes, std::string* type_url, std::string* value) {
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  const size_t size = bytes.size();
+  size_t pos = 0;
+  auto varint = [&](uint64_t* out) {
+    *out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos >= size) return false;
+      uint8_t b = p[pos++];
+      *out |= static_cast<uint64_t>(b & 0x7F) << shift;
+      if ((b & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  while (pos < size) {
+    uint64_t key, n;
+    if (!varint(&key)) return false;
+    switch (key & 7) {
+      case 0:
+        if (!varint(&n)) return false;
+        break;
+      case 1:
+        if (size - pos < 8) return false;
+        pos += 8;
+        break;
+      case 5:
+        if (size - pos < 4) return false;
+        pos += 4;
+        break;
+      case 2: {
+        if (!varint(&n) || n > size - pos) return false;
+        if (key >> 3 == 1) type_url->assign(bytes, pos, n);
+        if (key >> 3 == 2) value->assign(bytes, pos, n);
+        pos += n;
+        break;
+      }
+      default: return false;
+    }
+  }
+  return true;
+}
+
+// `text` for an error message: at most 100 bytes, non-printable bytes as '?'.
+std::string Printable(std::string_view text) {
+  std::string out(text.substr(0, 100));
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7E) c = '?';
+  }
+  return out;
+}
 
 bool IsContainer(const std::string& logical_type) {
   return logical_type == "struct" || logical_type == "list" || logical_type == "large_list" || logical_type == "map";
@@ -107,11 +161,12 @@ class DataFileReaderImpl final : public DataFileReader {
       return CorruptData(fmt::format("{}: global buffer table at {} runs past the footer", where_, gbo_pos));
     }
     if (cmo_pos > gbo_pos || uint64_t{num_columns} * 16 > gbo_pos - cmo_pos) {
-      return CorruptData(fmt::format("{}: column metadata table at {} does not fit before {}", where_, cmo_pos, gbo_pos));
+      return CorruptData(
+          fmt::format("{}: column metadata table at {} does not fit before {}", where_, cmo_pos, gbo_pos));
     }
     if (column_meta_start > cmo_pos) {
-      return CorruptData(fmt::format("{}: column metadata starts at {}, after its table at {}", where_,
-                                     column_meta_start, cmo_pos));
+      return CorruptData(
+          fmt::format("{}: column metadata starts at {}, after its table at {}", where_, column_meta_start, cmo_pos));
     }
     data_end_ = column_meta_start;
     // Metadata region: column metadata, tables, footer.
@@ -121,6 +176,24 @@ class DataFileReaderImpl final : public DataFileReader {
     }
     meta_ = tail;
     meta_start_ = tail_start;
+
+    // Column metadata positions.
+    columns_.resize(num_columns);
+    bool any_column_checksum = false;
+    for (uint32_t c = 0; c < num_columns; ++c) {
+      uint64_t pos = LoadLE<uint64_t>(Meta(cmo_pos + 16 * c));
+      uint64_t length = LoadLE<uint64_t>(Meta(cmo_pos + 16 * c + 8));
+      if (pos < column_meta_start || pos > cmo_pos || length > cmo_pos - pos) {
+        return CorruptData(fmt::format("{}: column {} metadata [{}, +{}) lies outside [{}, {})", where_, c, pos, length,
+                                       column_meta_start, cmo_pos));
+      }
+      columns_[c].meta_pos = pos;
+      columns_[c].meta_size = length;
+      if (!any_column_checksum) {
+        std::string_view blob(reinterpret_cast<const char*>(Meta(pos)), length);
+        any_column_checksum = CheckTrailingChecksum(blob) == ChecksumState::kValid;
+      }
+    }
 
     // Global buffer 0: the FileDescriptor.
     uint64_t gb_pos = LoadLE<uint64_t>(Meta(gbo_pos));
@@ -134,27 +207,26 @@ class DataFileReaderImpl final : public DataFileReader {
     } else {
       OG_ASSIGN_OR_RETURN(descriptor_bytes, file_->ReadAt(gb_pos, gb_size));
     }
+    // Our files carry checksums in the descriptor and every column metadata
+    // blob; either being valid marks the file as ours, so damage to one
+    // checksum field cannot switch verification off.
+    ChecksumState descriptor_state = CheckTrailingChecksum(descriptor_bytes->view());
+    if (descriptor_state == ChecksumState::kMismatch) {
+      return CorruptData(fmt::format("{}: file descriptor checksum does not match its bytes", where_));
+    }
+    ours_ = descriptor_state == ChecksumState::kValid || any_column_checksum;
+    if (ours_ && descriptor_state != ChecksumState::kValid) {
+      return CorruptData(fmt::format("{}: file descriptor lacks its checksum", where_));
+    }
     ::lance::file::FileDescriptor descriptor;
     if (!descriptor.ParseFromArray(descriptor_bytes->data(), static_cast<int>(descriptor_bytes->size()))) {
       return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
     }
     num_rows_ = descriptor.length();
     OG_RETURN_IF_ERROR(BuildSchema(descriptor.schema()));
-
     if (static_cast<uint64_t>(total_columns_) != num_columns) {
       return CorruptData(fmt::format("{}: schema has {} leaf fields but the file has {} columns", where_,
                                      total_columns_, num_columns));
-    }
-    columns_.resize(num_columns);
-    for (uint32_t c = 0; c < num_columns; ++c) {
-      uint64_t pos = LoadLE<uint64_t>(Meta(cmo_pos + 16 * c));
-      uint64_t length = LoadLE<uint64_t>(Meta(cmo_pos + 16 * c + 8));
-      if (pos < column_meta_start || pos > cmo_pos || length > cmo_pos - pos) {
-        return CorruptData(fmt::format("{}: column {} metadata [{}, +{}) lies outside [{}, {})", where_, c, pos, length,
-                                       column_meta_start, cmo_pos));
-      }
-      columns_[c].meta_pos = pos;
-      columns_[c].meta_size = length;
     }
     return Status::OK();
   }
@@ -170,8 +242,8 @@ class DataFileReaderImpl final : public DataFileReader {
     TopField& top = top_fields_[it->second];
     if (top.field == nullptr) return top.unsupported;
     if (start > num_rows_ || count > num_rows_ - start) {
-      return InvalidArgument(fmt::format("{}: rows [{}, {}) are outside the file's {} rows", where_, start,
-                                         start + count, num_rows_));
+      return InvalidArgument(
+          fmt::format("{}: rows [{}, {}) are outside the file's {} rows", where_, start, start + count, num_rows_));
     }
     std::vector<std::vector<StepArrays>> steps(static_cast<size_t>(top.num_columns));
     std::vector<LeafValues> values;
@@ -179,8 +251,8 @@ class DataFileReaderImpl final : public DataFileReader {
     for (int i = 0; i < top.num_columns; ++i) {
       values.emplace_back(top.paths[static_cast<size_t>(i)].shape);
       LevelAssembler assembler(&top.paths[static_cast<size_t>(i)]);
-      OG_RETURN_IF_ERROR(ReadLeaf(top.first_column + i, top.paths[static_cast<size_t>(i)], start, count, &assembler,
-                                  &values.back()));
+      OG_RETURN_IF_ERROR(
+          ReadLeaf(top.first_column + i, top.paths[static_cast<size_t>(i)], start, count, &assembler, &values.back()));
       steps[static_cast<size_t>(i)] = std::move(assembler.Finish());
     }
     Builder builder{this, &steps, &values};
@@ -271,22 +343,30 @@ class DataFileReaderImpl final : public DataFileReader {
 
   Status ParseColumn(int index, Column* column) {
     std::string where = fmt::format("{}: column {}", where_, index);
+    std::string_view meta_bytes(reinterpret_cast<const char*>(Meta(column->meta_pos)), column->meta_size);
+    ChecksumState state = CheckTrailingChecksum(meta_bytes);
+    if (state == ChecksumState::kMismatch) {
+      return CorruptData(fmt::format("{}: column metadata checksum does not match its bytes", where));
+    }
+    if (state == ChecksumState::kAbsent && ours_) {
+      return CorruptData(fmt::format("{}: column metadata lacks its checksum", where));
+    }
     ::lance::file::v2::ColumnMetadata meta;
-    if (!meta.ParseFromArray(Meta(column->meta_pos), static_cast<int>(column->meta_size))) {
+    if (!meta.ParseFromArray(meta_bytes.data(), static_cast<int>(meta_bytes.size()))) {
       return CorruptData(fmt::format("{}: undecodable column metadata", where));
     }
     if (meta.has_encoding()) {
       const auto& encoding = meta.encoding();
       if (!encoding.has_direct()) return Unsupported(fmt::format("{}: deferred or empty column encoding", where));
-      google::protobuf::Any any;
-      if (!any.ParseFromString(encoding.direct().encoding())) {
+      std::string type_url, value;
+      if (!ParseAny(encoding.direct().encoding(), &type_url, &value)) {
         return CorruptData(fmt::format("{}: undecodable column encoding", where));
       }
-      if (any.type_url() != kColumnEncodingTypeUrl) {
-        return Unsupported(fmt::format("{}: column encoding '{}'", where, any.type_url()));
+      if (type_url != kColumnEncodingTypeUrl) {
+        return Unsupported(fmt::format("{}: column encoding '{}'", where, Printable(type_url)));
       }
       pb::ColumnEncoding column_encoding;
-      if (!column_encoding.ParseFromString(any.value())) {
+      if (!column_encoding.ParseFromString(value)) {
         return CorruptData(fmt::format("{}: undecodable column encoding", where));
       }
       if (column_encoding.column_encoding_case() == pb::ColumnEncoding::kBlob) {
@@ -314,22 +394,32 @@ class DataFileReaderImpl final : public DataFileReader {
         ref.offsets.push_back(offset);
         ref.sizes.push_back(size);
       }
+      const auto& unknown = page.GetReflection()->GetUnknownFields(page);
+      for (int u = 0; u < unknown.field_count(); ++u) {
+        const auto& field = unknown.field(u);
+        if (field.number() == static_cast<int>(kChecksumFieldNumber) &&
+            field.type() == google::protobuf::UnknownField::TYPE_FIXED64) {
+          ref.checksum = field.fixed64();
+        }
+      }
+      if (ours_ && !ref.checksum) return CorruptData(fmt::format("{} page {}: page lacks its checksum", where, p));
       ref.num_rows = page.length();
       ref.first_row = row;
       if (ref.num_rows > num_rows_ - row) {
         return CorruptData(fmt::format("{}: pages hold more than the file's {} rows", where, num_rows_));
       }
       row += ref.num_rows;
-      if (!page.encoding().has_direct()) return Unsupported(fmt::format("{} page {}: non-direct page encoding", where, p));
-      google::protobuf::Any any;
-      if (!any.ParseFromString(page.encoding().direct().encoding())) {
+      if (!page.encoding().has_direct())
+        return Unsupported(fmt::format("{} page {}: non-direct page encoding", where, p));
+      std::string type_url, value;
+      if (!ParseAny(page.encoding().direct().encoding(), &type_url, &value)) {
         return CorruptData(fmt::format("{} page {}: undecodable page encoding", where, p));
       }
-      if (any.type_url() != kPageLayoutTypeUrl) {
-        return Unsupported(fmt::format("{} page {}: page encoding '{}' (not a 2.1 page layout)", where, p,
-                                       any.type_url()));
+      if (type_url != kPageLayoutTypeUrl) {
+        return Unsupported(
+            fmt::format("{} page {}: page encoding '{}' (not a 2.1 page layout)", where, p, Printable(type_url)));
       }
-      if (!ref.layout.ParseFromString(any.value())) {
+      if (!ref.layout.ParseFromString(value)) {
         return CorruptData(fmt::format("{} page {}: undecodable page layout", where, p));
       }
     }
@@ -337,9 +427,9 @@ class DataFileReaderImpl final : public DataFileReader {
       return CorruptData(fmt::format("{}: pages hold {} rows, the file has {}", where, row, num_rows_));
     }
     // Empty pages hold no rows; dropping them keeps the page search simple.
-    column->pages.erase(std::remove_if(column->pages.begin(), column->pages.end(),
-                                       [](const PageRef& p) { return p.num_rows == 0; }),
-                        column->pages.end());
+    column->pages.erase(
+        std::remove_if(column->pages.begin(), column->pages.end(), [](const PageRef& p) { return p.num_rows == 0; }),
+        column->pages.end());
     column->parsed = true;
     return Status::OK();
   }
@@ -350,10 +440,38 @@ class DataFileReaderImpl final : public DataFileReader {
     column.cached_page = -1;
     const PageRef& ref = column.pages[static_cast<size_t>(page_index)];
     std::string where = fmt::format("{}: column {} page {}", where_, column_index, page_index);
+    const size_t count = ref.offsets.size();
+    std::vector<BufferPtr> buffers(count);
+    if (count > 1) {
+      // Buffers of a page normally lie back to back: fetch them in one read.
+      uint64_t begin = *std::min_element(ref.offsets.begin(), ref.offsets.end());
+      uint64_t end = 0, total = 0;
+      for (size_t b = 0; b < count; ++b) {
+        end = std::max(end, ref.offsets[b] + ref.sizes[b]);
+        total += ref.sizes[b];
+      }
+      if (end - begin <= total + kBufferAlignment * count) {
+        OG_ASSIGN_OR_RETURN(BufferPtr span, file_->ReadAt(begin, end - begin));
+        for (size_t b = 0; b < count; ++b) buffers[b] = span->Slice(ref.offsets[b] - begin, ref.sizes[b]);
+      }
+    }
     auto read = [&](size_t b) -> Result<BufferPtr> {
-      if (b >= ref.offsets.size()) return CorruptData(fmt::format("{}: buffer {} is missing", where, b));
-      return file_->ReadAt(ref.offsets[b], ref.sizes[b]);
+      if (b >= count) return CorruptData(fmt::format("{}: buffer {} is missing", where, b));
+      if (!buffers[b]) {
+        OG_ASSIGN_OR_RETURN(buffers[b], file_->ReadAt(ref.offsets[b], ref.sizes[b]));
+      }
+      return buffers[b];
     };
+    if (ref.checksum) {
+      std::vector<std::string_view> views;
+      for (size_t b = 0; b < count; ++b) {
+        OG_ASSIGN_OR_RETURN(BufferPtr buffer, read(b));
+        views.push_back(buffer->view());
+      }
+      if (PageChecksum(views) != *ref.checksum) {
+        return CorruptData(fmt::format("{}: page checksum does not match its bytes", where));
+      }
+    }
     OG_RETURN_IF_ERROR(DecodePage(ref.layout, path, ref.num_rows, ref.sizes, read, &column.cached, where));
     column.cached_page = page_index;
     return &column.cached;
@@ -416,8 +534,13 @@ class DataFileReaderImpl final : public DataFileReader {
     Result<ArrayPtr> Build(const Field& field, int step, int leaf_begin, int leaf_end, int64_t length) {
       const std::string& where = reader->where_;
       if (leaf_begin == leaf_end) {
-        // Only a struct without members has no leaves.
-        return std::make_shared<const Array>(field.type, length, 0, nullptr, nullptr, nullptr, std::vector<ArrayPtr>{});
+        // Only structs without members (and lists of them) have no leaves,
+        // so no levels: all-valid empty structs; such lists read as nulls.
+        if (field.type->id() == TypeId::kStruct && field.type->children().empty()) {
+          return std::make_shared<const Array>(field.type, length, 0, nullptr, nullptr, nullptr,
+                                               std::vector<ArrayPtr>{});
+        }
+        return MakeNullArray(field.type, length);
       }
       StepArrays& s = (*steps)[static_cast<size_t>(leaf_begin)][static_cast<size_t>(step)];
       switch (field.type->id()) {
@@ -441,8 +564,8 @@ class DataFileReaderImpl final : public DataFileReader {
         case TypeId::kList: {
           OG_ASSIGN_OR_RETURN(ArrayPtr child, Build(field.type->item(), step + 1, leaf_begin, leaf_end, 0));
           if (s.offsets.size() != static_cast<size_t>(s.length) + 1 || s.offsets.back() != child->length()) {
-            return CorruptData(fmt::format("{}: list '{}' offsets do not match its {} items", where, field.name,
-                                           child->length()));
+            return CorruptData(
+                fmt::format("{}: list '{}' offsets do not match its {} items", where, field.name, child->length()));
           }
           if (child->length() > std::numeric_limits<int32_t>::max()) {
             return InvalidArgument(fmt::format("{}: list '{}' window holds {} items, more than a List can address",
@@ -481,6 +604,7 @@ class DataFileReaderImpl final : public DataFileReader {
   std::map<int32_t, int> top_by_id_;
   int total_columns_ = 0;
   std::vector<Column> columns_;
+  bool ours_ = false;  // the FileDescriptor carries a valid checksum
 };
 
 }  // namespace

@@ -3,12 +3,12 @@
 // the buffers to the object store; Finish() appends the FileDescriptor,
 // column metadata, offset tables and footer (docs/lance-file-encoding.md §1).
 
+#include <fmt/format.h>
 #include <google/protobuf/any.pb.h>
+#include <google/protobuf/unknown_field_set.h>
 
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "encodings21.pb.h"
 #include "file.pb.h"
@@ -30,12 +30,13 @@ struct PageRecord {
   uint64_t num_rows = 0;
   uint64_t first_row = 0;
   std::string layout;
+  uint64_t checksum = 0;  // PageChecksum of the buffers
 };
 
 struct LeafColumn {
   LeafPath path;
-  int top_index = 0;        // column of the record batch
-  std::string name;         // for messages
+  int top_index = 0;  // column of the record batch
+  std::string name;   // for messages
   std::unique_ptr<ShreddedPage> page;
   std::vector<PageRecord> pages;
   uint64_t rows_flushed = 0;
@@ -74,12 +75,15 @@ class DataFileWriterImpl final : public DataFileWriter {
                                          batch.schema()->ToString(), schema_->ToString()));
     }
     if (batch.num_rows() == 0) return Status::OK();
-    for (LeafColumn& column : columns_) {
-      const ArrayPtr& array = batch.column(column.top_index);
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      const ArrayPtr& array = batch.column(c);
       if (!array || array->length() != batch.num_rows()) {
-        return InvalidArgument(fmt::format("data file '{}': column '{}' has the wrong length", path_, column.name));
+        return InvalidArgument(fmt::format("data file '{}': column '{}' does not hold {} rows", path_,
+                                           schema_->field(c).name, batch.num_rows()));
       }
-      Status st = Feed(&column, *array);
+    }
+    for (LeafColumn& column : columns_) {
+      Status st = Feed(&column, *batch.column(column.top_index));
       if (!st.ok()) {
         // Some columns may hold rows of this batch already: refuse more use.
         failed_ = st;
@@ -125,7 +129,8 @@ class DataFileWriterImpl final : public DataFileWriter {
     int64_t at = 0;
     while (at < rows) {
       uint64_t buffered = page.buffered_bytes();
-      uint64_t room_rows = options_.max_rows_per_page > page.num_rows() ? options_.max_rows_per_page - page.num_rows() : 0;
+      uint64_t room_rows =
+          options_.max_rows_per_page > page.num_rows() ? options_.max_rows_per_page - page.num_rows() : 0;
       if (room_rows == 0 || (page.num_rows() > 0 && buffered >= options_.page_bytes)) {
         OG_RETURN_IF_ERROR(FlushPage(column));
         continue;
@@ -177,18 +182,20 @@ class DataFileWriterImpl final : public DataFileWriter {
     input.value_end = page.values().count();
     input.num_rows = page.num_rows();
     input.non_null_values = page.non_null_values();
-    encoded_.clear();
     OG_RETURN_IF_ERROR(EncodePage(input, &encoded_, column->name));
     for (EncodedPage& e : encoded_) {
       PageRecord record;
       record.num_rows = e.num_rows;
       record.first_row = column->rows_flushed;
-      record.layout = std::move(e.layout);
+      record.layout = e.layout;
+      std::vector<std::string_view> views;
       for (const std::vector<uint8_t>& buffer : e.buffers) {
         OG_ASSIGN_OR_RETURN(uint64_t offset, WriteAligned(buffer.data(), buffer.size()));
         record.offsets.push_back(offset);
         record.sizes.push_back(buffer.size());
+        views.emplace_back(reinterpret_cast<const char*>(buffer.data()), buffer.size());
       }
+      record.checksum = PageChecksum(views);
       column->rows_flushed += e.num_rows;
       column->pages.push_back(std::move(record));
     }
@@ -226,6 +233,7 @@ class DataFileWriterImpl final : public DataFileWriter {
       // Fields of one message may be serialized in any order; appending the
       // length after the schema bytes is a valid FileDescriptor encoding.
       descriptor += length_only.SerializeAsString();
+      AppendChecksumField(&descriptor);
     }
     OG_ASSIGN_OR_RETURN(uint64_t descriptor_pos, WriteAligned(descriptor.data(), descriptor.size()));
 
@@ -244,8 +252,12 @@ class DataFileWriterImpl final : public DataFileWriter {
           return Internal("bad page encoding");
         }
         page->set_priority(record.first_row);
+        // Unknown fields serialize after the known ones: the checksum is the
+        // Page message's last field.
+        page->GetReflection()->MutableUnknownFields(page)->AddFixed64(kChecksumFieldNumber, record.checksum);
       }
       std::string bytes = meta.SerializeAsString();
+      AppendChecksumField(&bytes);
       column_positions.emplace_back(position_, bytes.size());
       OG_RETURN_IF_ERROR(WriteRaw(bytes.data(), bytes.size()));
       column.pages.clear();
@@ -279,9 +291,9 @@ class DataFileWriterImpl final : public DataFileWriter {
   DataFileWriterOptions options_;
   std::unique_ptr<ObjectWriter> out_;
   std::vector<LeafColumn> columns_;
-  std::string descriptor_schema_;  // serialized FileDescriptor holding only the schema
-  std::string column_encoding_;    // serialized Encoding of every column
-  std::vector<EncodedPage> encoded_;
+  std::string descriptor_schema_;     // serialized FileDescriptor holding only the schema
+  std::string column_encoding_;       // serialized Encoding of every column
+  std::vector<EncodedPage> encoded_;  // reused across pages (buffer capacity)
   uint64_t position_ = 0;
   uint64_t rows_written_ = 0;
   Status failed_;

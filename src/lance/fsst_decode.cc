@@ -1,8 +1,8 @@
 #include "lance/fsst_decode.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 #include "util/endian.h"
 
@@ -16,7 +16,8 @@ constexpr uint8_t kEscape = 255;
 
 Result<FsstSymbolTable> FsstSymbolTable::Parse(std::string_view bytes, std::string_view where) {
   if (bytes.size() < 8) {
-    return CorruptData(fmt::format("{}: FSST symbol table of {} bytes is shorter than its header", where, bytes.size()));
+    return CorruptData(
+        fmt::format("{}: FSST symbol table of {} bytes is shorter than its header", where, bytes.size()));
   }
   uint64_t header = LoadLE<uint64_t>(bytes.data());
   if ((header >> 32) != kFsstMagic) {

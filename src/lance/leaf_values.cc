@@ -1,19 +1,17 @@
 #include "lance/leaf_values.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace omnigraph::lance {
 
 Result<LeafShape> LeafShape::ForType(const DataType& type) {
   LeafShape shape;
   switch (type.id()) {
-    case TypeId::kBool:
-      shape.kind = LeafKind::kBool;
-      return shape;
+    case TypeId::kBool: shape.kind = LeafKind::kBool; return shape;
     case TypeId::kInt32:
     case TypeId::kUInt32:
     case TypeId::kFloat32:
@@ -45,8 +43,7 @@ Result<LeafShape> LeafShape::ForType(const DataType& type) {
       shape.value_bytes = width * type.list_size();
       return shape;
     }
-    default:
-      return InvalidArgument(fmt::format("{} is not a leaf type", type.ToString()));
+    default: return InvalidArgument(fmt::format("{} is not a leaf type", type.ToString()));
   }
 }
 
@@ -174,7 +171,8 @@ void LeafValues::AppendFromArray(const Array& array, int64_t start, int64_t n) {
           if (!item_nulls) continue;
           for (uint64_t k = 0; k < items; ++k) {
             if (child.IsNull(static_cast<int64_t>(first_item + static_cast<uint64_t>(i) * items + k))) {
-              std::memset(slot + k * static_cast<uint64_t>(shape_.item_bytes), 0, static_cast<size_t>(shape_.item_bytes));
+              std::memset(slot + k * static_cast<uint64_t>(shape_.item_bytes), 0,
+                          static_cast<size_t>(shape_.item_bytes));
             }
           }
         }
@@ -194,12 +192,8 @@ void LeafValues::AppendNulls(uint64_t n) {
       data_.resize(data_.size() + n * static_cast<uint64_t>(shape_.value_bytes), 0);
       if (has_item_validity_) item_validity_.AppendN(false, n * static_cast<uint64_t>(shape_.list_size));
       break;
-    case LeafKind::kBool:
-      bits_.AppendN(false, n);
-      break;
-    case LeafKind::kVar:
-      offsets_.resize(offsets_.size() + n, data_.size());
-      break;
+    case LeafKind::kBool: bits_.AppendN(false, n); break;
+    case LeafKind::kVar: offsets_.resize(offsets_.size() + n, data_.size()); break;
   }
   count_ += n;
 }
@@ -240,9 +234,7 @@ void LeafValues::AppendRange(const LeafValues& src, uint64_t start, uint64_t n) 
       }
       break;
     }
-    case LeafKind::kBool:
-      bits_.AppendBits(src.bits_.data(), start, n);
-      break;
+    case LeafKind::kBool: bits_.AppendBits(src.bits_.data(), start, n); break;
     case LeafKind::kVar: {
       uint64_t first = src.offsets_[start];
       uint64_t last = src.offsets_[start + n];
@@ -302,16 +294,17 @@ Result<ArrayPtr> LeafValues::Finish(const DataTypePtr& type, BufferPtr validity,
         std::memcpy(offsets.data(), offsets_.data(), offsets.size());
       } else {
         if (offsets_.back() > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
-          return InvalidArgument(fmt::format("{} values hold {} bytes, more than a Utf8 array can address",
-                                             count_, offsets_.back()));
+          return InvalidArgument(
+              fmt::format("{} values hold {} bytes, more than a Utf8 array can address", count_, offsets_.back()));
         }
         offsets.resize(offsets_.size() * 4);
         for (size_t i = 0; i < offsets_.size(); ++i) {
           StoreLE<int32_t>(offsets.data() + i * 4, static_cast<int32_t>(offsets_[i]));
         }
       }
-      out = std::make_shared<Array>(type, length, null_count, std::move(validity), Buffer::FromVector(std::move(offsets)),
-                                    Buffer::FromVector(std::move(data_)), std::vector<ArrayPtr>{});
+      out =
+          std::make_shared<Array>(type, length, null_count, std::move(validity), Buffer::FromVector(std::move(offsets)),
+                                  Buffer::FromVector(std::move(data_)), std::vector<ArrayPtr>{});
       break;
     }
     case LeafKind::kFsl: {

@@ -27,9 +27,9 @@ enum class LeafKind : uint8_t {
 // Physical shape of a leaf column's values.
 struct LeafShape {
   LeafKind kind = LeafKind::kFixed;
-  int value_bytes = 0;       // kFixed: width; kFsl: list_size * item_bytes; kBool/kVar: 0
-  int item_bytes = 0;        // kFsl only
-  int32_t list_size = 0;     // kFsl only
+  int value_bytes = 0;         // kFixed: width; kFsl: list_size * item_bytes; kBool/kVar: 0
+  int item_bytes = 0;          // kFsl only
+  int32_t list_size = 0;       // kFsl only
   bool large_offsets = false;  // kVar: LargeBinary (Lance stores 64-bit offsets)
 
   // The shape of a leaf type: Bool, 4/8-byte primitives, Utf8, LargeBinary,

@@ -1,9 +1,9 @@
 #include "lance/page_decoder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "lance/value_decoders.h"
 #include "util/endian.h"
@@ -17,12 +17,16 @@ namespace pb = ::lance::encodings21;
 // reader accepted 8192 booleans; levels are u16-counted anyway).
 constexpr uint64_t kMaxChunkValues = 1 << 16;
 // Decoded pages may not exceed this many times their encoded size (plus a
-// floor), so corrupt counts cannot trigger huge allocations. Legitimate
-// Lance encodings expand well below 1024x.
-constexpr uint64_t kMaxExpansion = 4096;
-constexpr uint64_t kExpansionFloor = 64ull << 20;
+// floor), so corrupt counts in files without checksums cannot trigger huge
+// allocations. Lance's integer encodings expand at most ~512x (bit width 0,
+// 1024 int64 values per 16 bytes); only dictionaries of long strings go
+// further, which the floor absorbs for pages of realistic size.
+constexpr uint64_t kMaxExpansion = 1024;
+constexpr uint64_t kExpansionFloor = 256ull << 20;
 
-int BitLength(uint64_t v) { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
+int BitLength(uint64_t v) {
+  return v == 0 ? 0 : 64 - __builtin_clzll(v);
+}
 
 template <typename RepeatedLayers>
 Status ParseLayers(const RepeatedLayers& proto, std::vector<Layer>* layers, std::string_view where) {
@@ -48,7 +52,8 @@ Status IndexRows(const LayerInfo& info, DecodedPage* page, std::string_view wher
     return Status::OK();
   }
   if (page->rep.size() != page->num_levels) {
-    return CorruptData(fmt::format("{}: {} repetition levels for {} levels", where, page->rep.size(), page->num_levels));
+    return CorruptData(
+        fmt::format("{}: {} repetition levels for {} levels", where, page->rep.size(), page->num_levels));
   }
   const uint16_t max_rep = static_cast<uint16_t>(info.max_rep);
   if (page->num_levels > 0 && page->rep[0] != max_rep) {
@@ -74,8 +79,8 @@ Status IndexRows(const LayerInfo& info, DecodedPage* page, std::string_view wher
   page->row_level[rows] = page->num_levels;
   page->row_value[rows] = values;
   if (values != page->values.count()) {
-    return CorruptData(fmt::format("{}: levels have {} visible values, the page holds {}", where, values,
-                                   page->values.count()));
+    return CorruptData(
+        fmt::format("{}: levels have {} visible values, the page holds {}", where, values, page->values.count()));
   }
   return Status::OK();
 }
@@ -142,8 +147,8 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
     }
     if (n > kMaxChunkValues) return CorruptData(fmt::format("{}: chunk {} claims {} values", where, c, n));
     if (chunk_bytes > size - pos) {
-      return CorruptData(fmt::format("{}: chunk {} of {} bytes runs past the {}-byte chunk buffer", where, c,
-                                     chunk_bytes, size));
+      return CorruptData(
+          fmt::format("{}: chunk {} of {} bytes runs past the {}-byte chunk buffer", where, c, chunk_bytes, size));
     }
     const uint8_t* chunk = bytes + pos;
     uint64_t header = 2 + (has_rep ? 2 : 0) + (has_def ? 2 : 0) + 2 * num_buffers;
@@ -173,11 +178,13 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
       if (!has_rep && num_levels != n) {
         return CorruptData(fmt::format("{}: chunk {} has {} levels for {} values", where, c, num_levels, n));
       }
-      if (num_levels < n) return CorruptData(fmt::format("{}: chunk {} has {} levels for {} values", where, c, num_levels, n));
+      if (num_levels < n)
+        return CorruptData(fmt::format("{}: chunk {} has {} levels for {} values", where, c, num_levels, n));
       if (has_rep) {
         size_t at_level = page->rep.size();
         page->rep.resize(at_level + num_levels);
-        OG_RETURN_IF_ERROR(DecodeLevels(mb.rep_compression(), rep_span, num_levels, page->rep.data() + at_level, where));
+        OG_RETURN_IF_ERROR(
+            DecodeLevels(mb.rep_compression(), rep_span, num_levels, page->rep.data() + at_level, where));
       }
       if (has_def) {
         // Materialize zeros for earlier chunks lazily: def is all-or-nothing.
@@ -317,7 +324,8 @@ Status DecodeFullZip(const pb::FullZipLayout& fz, const LeafPath& path, const st
         return CorruptData(fmt::format("{}: value of {} bytes at level {} runs past the page", where, length, l));
       }
       if (general != nullptr) {
-        OG_RETURN_IF_ERROR(DecompressGeneral(*general, ByteSpan{p + pos, static_cast<size_t>(length)}, &scratch, where));
+        OG_RETURN_IF_ERROR(
+            DecompressGeneral(*general, ByteSpan{p + pos, static_cast<size_t>(length)}, &scratch, where));
         page->values.AppendVar(scratch.data(), scratch.size());
       } else {
         page->values.AppendVar(p + pos, length);
@@ -335,8 +343,8 @@ Status DecodeFullZip(const pb::FullZipLayout& fz, const LeafPath& path, const st
   }
   if (pos != size) return CorruptData(fmt::format("{}: full-zip levels cover {} of {} bytes", where, pos, size));
   if (page->values.count() != fz.num_visible_items()) {
-    return CorruptData(fmt::format("{}: full-zip page has {} visible values, declares {}", where,
-                                   page->values.count(), fz.num_visible_items()));
+    return CorruptData(fmt::format("{}: full-zip page has {} visible values, declares {}", where, page->values.count(),
+                                   fz.num_visible_items()));
   }
   page->num_levels = num_levels;
   if (info.max_def == 0) page->def.clear();
@@ -374,10 +382,10 @@ Status DecodeAllNull(const pb::AllNullLayout& an, const LeafPath& path, uint64_t
     return CorruptData(fmt::format("{}: all-null page has {} rep and {} def bytes", where, rep->size(), def->size()));
   }
   page->def.resize(levels);
-  std::memcpy(page->def.data(), def->data(), def->size());
+  CopyBytes(page->def.data(), def->data(), def->size());
   if (info.max_rep > 0) {
     page->rep.resize(levels);
-    std::memcpy(page->rep.data(), rep->data(), rep->size());
+    CopyBytes(page->rep.data(), rep->data(), rep->size());
   }
   uint64_t visible = 0;
   for (uint16_t d : page->def) {
@@ -395,8 +403,22 @@ Status DecodeAllNull(const pb::AllNullLayout& an, const LeafPath& path, uint64_t
 Status DecodePage(const pb::PageLayout& layout, const LeafPath& path, uint64_t num_rows,
                   const std::vector<uint64_t>& buffer_sizes, const PageBufferReader& read, DecodedPage* out,
                   std::string_view where) {
-  *out = DecodedPage();
-  out->values = LeafValues(path.shape);
+  // Reuse the previous page's allocations: a scan decodes pages of one
+  // column into the same DecodedPage.
+  out->layers.clear();
+  out->all_null_rows = false;
+  out->rep.clear();
+  out->def.clear();
+  out->num_levels = 0;
+  out->row_level.clear();
+  out->row_value.clear();
+  const LeafShape& old = out->values.shape();
+  if (old.kind == path.shape.kind && old.value_bytes == path.shape.value_bytes &&
+      old.list_size == path.shape.list_size && old.large_offsets == path.shape.large_offsets) {
+    out->values.Clear();
+  } else {
+    out->values = LeafValues(path.shape);
+  }
   out->num_rows = num_rows;
   switch (layout.layout_case()) {
     case pb::PageLayout::kMiniBlockLayout:

@@ -1,9 +1,9 @@
 #include "lance/page_encoder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "encodings21.pb.h"
 #include "util/endian.h"
@@ -13,12 +13,21 @@ namespace {
 
 namespace pb = ::lance::encodings21;
 
-inline uint64_t Pad8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
-inline uint64_t Pad4(uint64_t n) { return (n + 3) & ~uint64_t{3}; }
+inline uint64_t Pad8(uint64_t n) {
+  return (n + 7) & ~uint64_t{7};
+}
+void ResetBuffers(EncodedPage* page, size_t count);
+inline uint64_t Pad4(uint64_t n) {
+  return (n + 3) & ~uint64_t{3};
+}
 
-int BitLength(uint64_t v) { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
+int BitLength(uint64_t v) {
+  return v == 0 ? 0 : 64 - __builtin_clzll(v);
+}
 
-void SetFlat(pb::CompressiveEncoding* enc, uint64_t bits) { enc->mutable_flat()->set_bits_per_value(bits); }
+void SetFlat(pb::CompressiveEncoding* enc, uint64_t bits) {
+  enc->mutable_flat()->set_bits_per_value(bits);
+}
 
 // The CompressiveEncoding of a leaf's values (mini-block and full-zip alike).
 void SetValueEncoding(const LeafShape& shape, bool item_validity, pb::CompressiveEncoding* enc) {
@@ -86,7 +95,7 @@ class MiniBlockWriter {
     if (!Plan(&plans)) return false;
     uint64_t total = 0;
     for (const ChunkPlan& c : plans) total += c.bytes;
-    out->buffers.assign(in_.rep != nullptr ? 3 : 2, {});
+    ResetBuffers(out, in_.rep != nullptr ? 3 : 2);
     std::vector<uint8_t>& meta = out->buffers[0];
     std::vector<uint8_t>& data = out->buffers[1];
     meta.resize(plans.size() * 2);
@@ -192,17 +201,17 @@ class MiniBlockWriter {
     for (int b = 0; b < num_buffers_; ++b) StoreLE<uint16_t>(p, static_cast<uint16_t>(sizes[b])), p += 2;
     p = dst + header_bytes_;
     if (in_.rep != nullptr) {
-      std::memcpy(p, in_.rep + plan.first_level, 2 * levels);
+      CopyBytes(p, in_.rep + plan.first_level, 2 * levels);
       p += Pad8(2 * levels);
     }
     if (in_.def != nullptr) {
-      std::memcpy(p, in_.def + plan.first_level, 2 * levels);
+      CopyBytes(p, in_.def + plan.first_level, 2 * levels);
       p += Pad8(2 * levels);
     }
     const uint64_t first = plan.first_value, n = plan.num_values;
     switch (shape_.kind) {
       case LeafKind::kFixed:
-        std::memcpy(p, values_.data().data() + first * static_cast<uint64_t>(shape_.value_bytes), sizes[0]);
+        CopyBytes(p, values_.data().data() + first * static_cast<uint64_t>(shape_.value_bytes), sizes[0]);
         break;
       case LeafKind::kBool: CopyBits(values_.bits().data(), first, p, 0, n); break;
       case LeafKind::kVar: {
@@ -212,11 +221,12 @@ class MiniBlockWriter {
         if (shape_.large_offsets) {
           uint64_t start = 8 * (n + 1);
           for (uint64_t j = 0; j <= n; ++j) StoreLE<uint64_t>(p + 8 * j, start + (offsets[j] - base));
-          std::memcpy(p + start, values_.data().data() + base, bytes);
+          CopyBytes(p + start, values_.data().data() + base, bytes);
         } else {
           uint32_t start = static_cast<uint32_t>(4 * (n + 1));
-          for (uint64_t j = 0; j <= n; ++j) StoreLE<uint32_t>(p + 4 * j, start + static_cast<uint32_t>(offsets[j] - base));
-          std::memcpy(p + start, values_.data().data() + base, bytes);
+          for (uint64_t j = 0; j <= n; ++j)
+            StoreLE<uint32_t>(p + 4 * j, start + static_cast<uint32_t>(offsets[j] - base));
+          CopyBytes(p + start, values_.data().data() + base, bytes);
         }
         break;
       }
@@ -226,8 +236,8 @@ class MiniBlockWriter {
           CopyBits(values_.item_validity().data(), first * items, p, 0, n * items);
           p += Pad8(sizes[0]);
         }
-        std::memcpy(p, values_.data().data() + first * static_cast<uint64_t>(shape_.value_bytes),
-                    n * static_cast<uint64_t>(shape_.value_bytes));
+        CopyBytes(p, values_.data().data() + first * static_cast<uint64_t>(shape_.value_bytes),
+                  n * static_cast<uint64_t>(shape_.value_bytes));
         break;
       }
     }
@@ -269,6 +279,13 @@ class MiniBlockWriter {
   std::vector<uint64_t> value_level_;
 };
 
+// Sets `page` to hold `count` empty buffers, keeping their capacity so a
+// writer that reuses EncodedPages does not fault in fresh memory per page.
+void ResetBuffers(EncodedPage* page, size_t count) {
+  page->buffers.resize(count);
+  for (std::vector<uint8_t>& b : page->buffers) b.clear();
+}
+
 uint64_t NonNullValues(const PageInput& in, uint64_t level_begin, uint64_t level_end) {
   if (in.def == nullptr) return level_end - level_begin;
   uint64_t n = 0;
@@ -285,17 +302,16 @@ void EncodeAllNull(const PageInput& in, EncodedPage* out) {
   AddLayers(*in.layers, layout.mutable_all_null_layout());
   layout.SerializeToString(&out->layout);
   out->num_rows = in.num_rows;
-  out->buffers.clear();
   bool simple = in.layers->size() == 1 && (*in.layers)[0] == Layer::kNullableItem;
+  ResetBuffers(out, simple ? 0 : 2);
   if (simple) return;
   uint64_t levels = in.level_end - in.level_begin;
-  out->buffers.resize(2);
   if (in.rep != nullptr) {
     out->buffers[0].resize(2 * levels);
-    std::memcpy(out->buffers[0].data(), in.rep + in.level_begin, 2 * levels);
+    CopyBytes(out->buffers[0].data(), in.rep + in.level_begin, 2 * levels);
   }
   out->buffers[1].resize(2 * levels);
-  if (in.def != nullptr) std::memcpy(out->buffers[1].data(), in.def + in.level_begin, 2 * levels);
+  if (in.def != nullptr) CopyBytes(out->buffers[1].data(), in.def + in.level_begin, 2 * levels);
 }
 
 // ---------------------------------------------------------------- full-zip
@@ -331,7 +347,7 @@ void EncodeFullZip(const PageInput& in, EncodedPage* out) {
       ++v;
     }
   }
-  out->buffers.assign(variable || in.rep != nullptr ? 2 : 1, {});
+  ResetBuffers(out, variable || in.rep != nullptr ? 2 : 1);
   std::vector<uint8_t>& zipped = out->buffers[0];
   zipped.assign(total, 0);
   std::vector<uint64_t> row_starts;
@@ -353,7 +369,7 @@ void EncodeFullZip(const PageInput& in, EncodedPage* out) {
         uint64_t size = values.ValueBytes(v);
         std::memcpy(p, &size, offset_bytes);
         p += offset_bytes;
-        std::memcpy(p, values.data().data() + values.offsets()[v], size);
+        CopyBytes(p, values.data().data() + values.offsets()[v], size);
         p += size;
       }
     } else {
@@ -361,8 +377,8 @@ void EncodeFullZip(const PageInput& in, EncodedPage* out) {
         CopyBits(values.item_validity().data(), v * items, p, 0, items);
         p += validity_bytes;
       }
-      std::memcpy(p, values.data().data() + v * static_cast<uint64_t>(shape.value_bytes),
-                  static_cast<size_t>(shape.value_bytes));
+      CopyBytes(p, values.data().data() + v * static_cast<uint64_t>(shape.value_bytes),
+                static_cast<size_t>(shape.value_bytes));
       p += shape.value_bytes;
     }
     ++v;
@@ -393,57 +409,67 @@ void EncodeFullZip(const PageInput& in, EncodedPage* out) {
   out->num_rows = in.num_rows;
 }
 
-bool EncodeMiniBlock(const PageInput& in, EncodedPage* out) { return MiniBlockWriter(in).Encode(out); }
+bool EncodeMiniBlock(const PageInput& in, EncodedPage* out) {
+  return MiniBlockWriter(in).Encode(out);
+}
+
+namespace {
+
+// Encodes `in` into (*out)[*used...], reusing existing elements.
+Status EncodeInto(const PageInput& in, std::vector<EncodedPage>* out, size_t* used, std::string_view column) {
+  if (*used == out->size()) out->emplace_back();
+  EncodedPage& page = (*out)[*used];
+  const LeafShape& shape = in.values->shape();
+  const bool can_full_zip = shape.kind != LeafKind::kBool;
+  if (in.non_null_values == 0) {
+    EncodeAllNull(in, &page);
+  } else if (can_full_zip && in.values->max_value_bytes() > kMiniBlockMaxValueBytes) {
+    EncodeFullZip(in, &page);
+  } else if (!EncodeMiniBlock(in, &page)) {
+    if (!can_full_zip) {
+      // Booleans cannot use full-zip: split the rows in halves so long runs
+      // of null or empty lists end up in pages of their own.
+      if (in.num_rows <= 1) {
+        return InvalidArgument(fmt::format("column '{}': a row has too many null or empty lists to encode", column));
+      }
+      const LayerInfo info = LayerInfo::Of(*in.layers);
+      uint64_t half = in.num_rows / 2;
+      uint64_t rows = 0, split_level = in.level_end, split_value = in.value_begin;
+      for (uint64_t l = in.level_begin; l < in.level_end; ++l) {
+        if (in.rep == nullptr || in.rep[l] == info.max_rep) {
+          if (rows == half) {
+            split_level = l;
+            break;
+          }
+          ++rows;
+        }
+        if (Visible(in.def, l, info.max_visible)) ++split_value;
+      }
+      PageInput first = in, second = in;
+      first.level_end = split_level;
+      first.value_end = split_value;
+      first.num_rows = half;
+      first.non_null_values = NonNullValues(in, in.level_begin, split_level);
+      second.level_begin = split_level;
+      second.value_begin = split_value;
+      second.num_rows = in.num_rows - half;
+      second.non_null_values = NonNullValues(in, split_level, in.level_end);
+      OG_RETURN_IF_ERROR(EncodeInto(first, out, used, column));
+      return EncodeInto(second, out, used, column);
+    }
+    EncodeFullZip(in, &page);
+  }
+  ++*used;
+  return Status::OK();
+}
+
+}  // namespace
 
 Status EncodePage(const PageInput& in, std::vector<EncodedPage>* out, std::string_view column) {
-  const LeafShape& shape = in.values->shape();
-  if (in.non_null_values == 0) {
-    EncodeAllNull(in, &out->emplace_back());
-    return Status::OK();
-  }
-  bool can_full_zip = shape.kind != LeafKind::kBool;
-  if (can_full_zip && in.values->max_value_bytes() > kMiniBlockMaxValueBytes) {
-    EncodeFullZip(in, &out->emplace_back());
-    return Status::OK();
-  }
-  EncodedPage page;
-  if (EncodeMiniBlock(in, &page)) {
-    out->push_back(std::move(page));
-    return Status::OK();
-  }
-  if (can_full_zip) {
-    EncodeFullZip(in, &out->emplace_back());
-    return Status::OK();
-  }
-  // Booleans cannot use full-zip: split the rows in halves so long runs of
-  // null or empty lists end up in pages of their own.
-  if (in.num_rows <= 1) {
-    return InvalidArgument(fmt::format("column '{}': a row has too many null or empty lists to encode", column));
-  }
-  const LayerInfo info = LayerInfo::Of(*in.layers);
-  uint64_t half = in.num_rows / 2;
-  uint64_t rows = 0, split_level = in.level_end, split_value = in.value_begin;
-  for (uint64_t l = in.level_begin; l < in.level_end; ++l) {
-    if (in.rep == nullptr || in.rep[l] == info.max_rep) {
-      if (rows == half) {
-        split_level = l;
-        break;
-      }
-      ++rows;
-    }
-    if (Visible(in.def, l, info.max_visible)) ++split_value;
-  }
-  PageInput first = in, second = in;
-  first.level_end = split_level;
-  first.value_end = split_value;
-  first.num_rows = half;
-  first.non_null_values = NonNullValues(in, in.level_begin, split_level);
-  second.level_begin = split_level;
-  second.value_begin = split_value;
-  second.num_rows = in.num_rows - half;
-  second.non_null_values = NonNullValues(in, split_level, in.level_end);
-  OG_RETURN_IF_ERROR(EncodePage(first, out, column));
-  return EncodePage(second, out, column);
+  size_t used = 0;
+  Status st = EncodeInto(in, out, &used, column);
+  out->resize(st.ok() ? used : 0);
+  return st;
 }
 
 }  // namespace omnigraph::lance

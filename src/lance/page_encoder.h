@@ -39,16 +39,17 @@ struct PageInput {
   const std::vector<Layer>* layers = nullptr;  // innermost first
   const uint16_t* rep = nullptr;               // whole-page levels; null when absent
   const uint16_t* def = nullptr;
-  uint64_t level_begin = 0, level_end = 0;     // levels of this input
+  uint64_t level_begin = 0, level_end = 0;  // levels of this input
   const LeafValues* values = nullptr;
-  uint64_t value_begin = 0, value_end = 0;     // visible values of this input
+  uint64_t value_begin = 0, value_end = 0;  // visible values of this input
   uint64_t num_rows = 0;
   uint64_t non_null_values = 0;
 };
 
-// Encodes `input` and appends the result to `out`: usually one page; a
+// Encodes `input` into `out`, replacing its contents: usually one page; a
 // boolean page whose levels cannot be chunked is split into several pages
-// at row boundaries. InvalidArgument (naming `column`) only when a single
+// at row boundaries. Elements already in `out` are reused (their buffers
+// keep their capacity). InvalidArgument (naming `column`) only when a single
 // boolean row cannot be encoded at all.
 Status EncodePage(const PageInput& input, std::vector<EncodedPage>* out, std::string_view column);
 

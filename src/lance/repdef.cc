@@ -1,8 +1,8 @@
 #include "lance/repdef.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace omnigraph::lance {
 
@@ -100,8 +100,7 @@ Status CheckLayers(const LeafPath& path, const std::vector<Layer>& layers, std::
 
 // ---------------------------------------------------------------- ShreddedPage
 
-ShreddedPage::ShreddedPage(const LeafPath* path)
-    : path_(path), has_rep_(path->max_rep > 0), values_(path->shape) {
+ShreddedPage::ShreddedPage(const LeafPath* path) : path_(path), has_rep_(path->max_rep > 0), values_(path->shape) {
   int depth = path->depth();
   canon_null_.resize(depth);
   canon_empty_.resize(depth);
@@ -141,8 +140,8 @@ Status ShreddedPage::EmitLeafRange(const Array& leaf, int64_t start, int64_t n, 
   const int leaf_step = path_->depth() - 1;
   int64_t nulls = 0;
   if (leaf.null_count() > 0) {
-    nulls = n - static_cast<int64_t>(CountSetBits(leaf.validity()->data(), static_cast<uint64_t>(start),
-                                                  static_cast<uint64_t>(n)));
+    nulls = n - static_cast<int64_t>(
+                    CountSetBits(leaf.validity()->data(), static_cast<uint64_t>(start), static_cast<uint64_t>(n)));
   }
   if (nulls > 0 && !path_->steps[leaf_step].nullable) {
     return InvalidArgument(fmt::format("column '{}': non-nullable field holds a null", column));
@@ -206,9 +205,8 @@ Status ShreddedPage::Append(const Array& array, int64_t start, int64_t count, st
     const Array* leaf = &array;
     bool bulk = path_->max_rep == 0;
     for (int k = 0; bulk && k < leaf_step; ++k) {
-      if (leaf->null_count() > 0 &&
-          CountSetBits(leaf->validity()->data(), static_cast<uint64_t>(start), static_cast<uint64_t>(count)) !=
-              static_cast<uint64_t>(count)) {
+      if (leaf->null_count() > 0 && CountSetBits(leaf->validity()->data(), static_cast<uint64_t>(start),
+                                                 static_cast<uint64_t>(count)) != static_cast<uint64_t>(count)) {
         bulk = false;
         break;
       }

@@ -49,9 +49,9 @@ std::string_view LayerName(Layer layer);
 
 // Derived numbers of a layer list (innermost first).
 struct LayerInfo {
-  int max_rep = 0;      // number of list layers
-  int max_def = 0;      // sum of DefLevelsOf
-  int max_visible = 0;  // def levels of the layers inside the innermost list (§3.2)
+  int max_rep = 0;               // number of list layers
+  int max_def = 0;               // sum of DefLevelsOf
+  int max_visible = 0;           // def levels of the layers inside the innermost list (§3.2)
   int max_visible_full_zip = 0;  // def levels of all non-list layers (§5.2)
   static LayerInfo Of(const std::vector<Layer>& layers);
 };
@@ -150,8 +150,8 @@ class ShreddedPage {
 
 // Structural arrays of one path step, rebuilt from levels.
 struct StepArrays {
-  BitVector validity;            // one bit per slot
-  int64_t length = 0;            // slots
+  BitVector validity;  // one bit per slot
+  int64_t length = 0;  // slots
   int64_t null_count = 0;
   std::vector<int64_t> offsets;  // list steps: start of each slot in the child step
 };

@@ -1,12 +1,12 @@
 #include "lance/value_decoders.h"
 
-#include <algorithm>
-#include <cstring>
-#include <memory>
-
 #include <fmt/format.h>
 #include <lz4.h>
 #include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
 
 #include "lance/bitpacking.h"
 #include "lance/fsst_decode.h"
@@ -18,7 +18,9 @@ namespace {
 namespace pb = ::lance::encodings21;
 using Enc = pb::CompressiveEncoding;
 
-bool IsIntegerWidth(uint64_t bits) { return bits == 8 || bits == 16 || bits == 32 || bits == 64; }
+bool IsIntegerWidth(uint64_t bits) {
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64;
+}
 
 template <typename T>
 Status DecodeBitpacked(const Enc& enc, ByteSpan buffer, uint64_t n, uint8_t* out, std::string_view where) {
@@ -100,8 +102,8 @@ Status DecodeVariable(const Enc& enc, ByteSpan buffer, uint64_t n, LeafValues* o
   uint64_t first = offset(0);
   uint64_t last = offset(n);
   if (first < (n + 1) * width || first > last || last > buffer.size) {
-    return CorruptData(fmt::format("{}: string offsets [{}, {}] fall outside the {}-byte buffer", where, first, last,
-                                   buffer.size));
+    return CorruptData(
+        fmt::format("{}: string offsets [{}, {}] fall outside the {}-byte buffer", where, first, last, buffer.size));
   }
   std::vector<uint8_t>& data = out->mutable_data();
   std::vector<uint64_t>& offsets = out->mutable_offsets();
@@ -140,7 +142,8 @@ Status DecodeStrings(const Enc& enc, ByteSpan buffer, uint64_t n, LeafValues* ou
   std::vector<uint64_t>& offsets = out->mutable_offsets();
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t begin = compressed.offsets()[i];
-    OG_RETURN_IF_ERROR(table.Decode(compressed.data().data() + begin, compressed.offsets()[i + 1] - begin, &data, where));
+    OG_RETURN_IF_ERROR(
+        table.Decode(compressed.data().data() + begin, compressed.offsets()[i + 1] - begin, &data, where));
     offsets.push_back(data.size());
   }
   out->CommitAppended(n);
@@ -196,7 +199,8 @@ Status DecodeFsl(const Enc& enc, const ByteSpan* buffers, size_t num_buffers, ui
   }
   size_t expected = fsl.has_validity() ? 2 : 1;
   if (num_buffers != expected) {
-    return CorruptData(fmt::format("{}: fixed-size list chunk has {} buffers, expected {}", where, num_buffers, expected));
+    return CorruptData(
+        fmt::format("{}: fixed-size list chunk has {} buffers, expected {}", where, num_buffers, expected));
   }
   const ByteSpan& values = buffers[expected - 1];
   if (values.size / static_cast<uint64_t>(shape.value_bytes) < n) {
@@ -256,8 +260,8 @@ Result<int> IntegerBits(const Enc& enc, std::string_view where) {
       }
       bits = ool.uncompressed_bits_per_value();
       if (ool.values().flat().bits_per_value() > bits) {
-        return CorruptData(fmt::format("{}: bit width {} exceeds {} bits", where, ool.values().flat().bits_per_value(),
-                                       bits));
+        return CorruptData(
+            fmt::format("{}: bit width {} exceeds {} bits", where, ool.values().flat().bits_per_value(), bits));
       }
       break;
     }
@@ -267,10 +271,10 @@ Result<int> IntegerBits(const Enc& enc, std::string_view where) {
       }
       bits = enc.rle().values().flat().bits_per_value();
       break;
-    default:
-      return Unsupported(fmt::format("{}: encoding '{}' is not supported here", where, EncodingName(enc)));
+    default: return Unsupported(fmt::format("{}: encoding '{}' is not supported here", where, EncodingName(enc)));
   }
-  if (!IsIntegerWidth(bits)) return Unsupported(fmt::format("{}: {} with {}-bit values", where, EncodingName(enc), bits));
+  if (!IsIntegerWidth(bits))
+    return Unsupported(fmt::format("{}: {} with {}-bit values", where, EncodingName(enc), bits));
   return static_cast<int>(bits);
 }
 
@@ -392,8 +396,8 @@ Status DecodeDictionaryItems(const Enc& enc, ByteSpan buffer, uint64_t n, LeafVa
   for (uint64_t i = 1; i <= n; ++i) {
     uint64_t end = word(2 + i);
     if (end < prev || end > available) {
-      return CorruptData(fmt::format("{}: dictionary item {} spans [{}, {}) of {} bytes", where, i - 1, prev, end,
-                                     available));
+      return CorruptData(
+          fmt::format("{}: dictionary item {} spans [{}, {}) of {} bytes", where, i - 1, prev, end, available));
     }
     if (table) {
       OG_RETURN_IF_ERROR(table->Decode(bytes + prev, end - prev, &data, where));
@@ -468,7 +472,8 @@ Status DecompressGeneral(const pb::BufferCompression& compression, ByteSpan in, 
       return Status::OK();
     }
     default:
-      return Unsupported(fmt::format("{}: general compression scheme {}", where, static_cast<int>(compression.scheme())));
+      return Unsupported(
+          fmt::format("{}: general compression scheme {}", where, static_cast<int>(compression.scheme())));
   }
 }
 

@@ -40,8 +40,8 @@ Result<int> IntegerBits(const ::lance::encodings21::CompressiveEncoding& enc, st
 // Decodes `n` integers of IntegerBits(enc) bits from `buffers` (one buffer;
 // two for rle: values and u8 run lengths) into `out`, which has room for
 // n * bits / 8 bytes.
-Status DecodeIntegers(const ::lance::encodings21::CompressiveEncoding& enc, const ByteSpan* buffers,
-                      size_t num_buffers, uint64_t n, uint8_t* out, std::string_view where);
+Status DecodeIntegers(const ::lance::encodings21::CompressiveEncoding& enc, const ByteSpan* buffers, size_t num_buffers,
+                      uint64_t n, uint8_t* out, std::string_view where);
 
 // Decodes `n` rep or def levels (an 8- or 16-bit integer encoding in one
 // buffer) into `out`.

@@ -22,11 +22,21 @@ using testing::FromScalars;
 using testing::MakeSchema;
 using testing::WriteBytes;
 
-Scalar I(int64_t v) { return Scalar::Int(v); }
-Scalar F(double v) { return Scalar::Double(v); }
-Scalar S(std::string v) { return Scalar::String(std::move(v)); }
-Scalar N() { return Scalar::Null(); }
-Scalar L(std::vector<Scalar> items) { return Scalar::Nested(std::move(items)); }
+Scalar I(int64_t v) {
+  return Scalar::Int(v);
+}
+Scalar F(double v) {
+  return Scalar::Double(v);
+}
+Scalar S(std::string v) {
+  return Scalar::String(std::move(v));
+}
+Scalar N() {
+  return Scalar::Null();
+}
+Scalar L(std::vector<Scalar> items) {
+  return Scalar::Nested(std::move(items));
+}
 
 std::string Hex(const std::vector<uint8_t>& bytes) {
   static const char* digits = "0123456789abcdef";
@@ -108,10 +118,10 @@ TEST(DataFileBytesTest, MiniBlockNullableInt32) {  // §4.8 A
 }
 
 TEST(DataFileBytesTest, MiniBlockBoolWithoutNulls) {  // §4.8 B
-  Encoded e = Encode(Field("b", DataType::Bool(), false),
-                     {Scalar::Bool(true), Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(true),
-                      Scalar::Bool(false)},
-                     Layout::kMiniBlock);
+  Encoded e =
+      Encode(Field("b", DataType::Bool(), false),
+             {Scalar::Bool(true), Scalar::Bool(false), Scalar::Bool(true), Scalar::Bool(true), Scalar::Bool(false)},
+             Layout::kMiniBlock);
   EXPECT_EQ(Hex(e.page.buffers[1]), H("00 00 01 00 00 00 00 00 | 0d 00 00 00 00 00 00 00"));
   EXPECT_FALSE(e.layout.mini_block_layout().has_def_compression());
   EXPECT_EQ(e.layout.mini_block_layout().value_compression().flat().bits_per_value(), 1u);
@@ -158,8 +168,9 @@ TEST(DataFileBytesTest, MiniBlockNullableStructColumns) {  // §4.8 E
     ASSERT_TRUE(page.Append(*array, 0, 5, "st").ok());
     page.Finalize();
     EXPECT_EQ(page.layers(), (std::vector<Layer>{Layer::kNullableItem, Layer::kNullableItem}));
-    PageInput in{&paths[c], &page.layers(), nullptr, page.def().data(), 0, page.num_levels(), &page.values(), 0,
-                 page.values().count(), page.num_rows(), page.non_null_values()};
+    PageInput in{
+        &paths[c], &page.layers(),        nullptr,         page.def().data(),     0, page.num_levels(), &page.values(),
+        0,         page.values().count(), page.num_rows(), page.non_null_values()};
     EncodedPage out;
     ASSERT_TRUE(EncodeMiniBlock(in, &out));
     EXPECT_EQ(Hex(out.buffers[1]), expected[c]) << "column " << c;
@@ -168,7 +179,8 @@ TEST(DataFileBytesTest, MiniBlockNullableStructColumns) {  // §4.8 E
 
 TEST(DataFileBytesTest, MiniBlockFixedSizeListWithItemValidity) {  // §4.8 F
   Field f("f", DataType::FixedSizeList(DataType::Float32(), 2));
-  Encoded e = Encode(f, {L({F(1), F(2)}), N(), L({N(), F(4)}), L({F(5), N()}), L({F(0.5), F(0.25)})}, Layout::kMiniBlock);
+  Encoded e =
+      Encode(f, {L({F(1), F(2)}), N(), L({N(), F(4)}), L({F(5), N()}), L({F(0.5), F(0.25)})}, Layout::kMiniBlock);
   EXPECT_EQ(Hex(e.page.buffers[1]),
             H("05 00 0a 00 02 00 28 00 | 00 00 01 00 00 00 00 00 00 00 00 00 00 00 00 00 | 63 03 00 00 00 00 00 00 |"
               "0000803f 00000040 00000000 00000000 00000000 00008040 0000a040 00000000 0000003f 0000803e"));
@@ -213,16 +225,16 @@ TEST(DataFileBytesTest, FullZipFixedWidth) {  // §5.4
 }
 
 TEST(DataFileBytesTest, AllNullLayouts) {  // §6
-  Encoded lists = Encode(Field("l", DataType::List(DataType::Int32())),
-                         {L({N()}), L({N(), N()}), N(), L({N(), N()}), L({N()}), L({}), L({N()}), L({N(), N()})},
-                         Layout::kAllNull);
+  Encoded lists =
+      Encode(Field("l", DataType::List(DataType::Int32())),
+             {L({N()}), L({N(), N()}), N(), L({N(), N()}), L({N()}), L({}), L({N()}), L({N(), N()})}, Layout::kAllNull);
   EXPECT_EQ(Layers(lists.layout.all_null_layout().layers()), (std::vector<int>{3, 6}));
   ASSERT_EQ(lists.page.buffers.size(), 2u);
   EXPECT_EQ(Hex(lists.page.buffers[0]), H("0100 0100 0000 0100 0100 0000 0100 0100 0100 0100 0000"));
   EXPECT_EQ(Hex(lists.page.buffers[1]), H("0100 0100 0100 0200 0100 0100 0100 0300 0100 0100 0100"));
 
-  Encoded empties = Encode(Field("l", DataType::List(DataType::Int32(), false), false), {L({}), L({}), L({})},
-                           Layout::kAllNull);
+  Encoded empties =
+      Encode(Field("l", DataType::List(DataType::Int32(), false), false), {L({}), L({}), L({})}, Layout::kAllNull);
   EXPECT_EQ(Layers(empties.layout.all_null_layout().layers()), (std::vector<int>{1, 5}));
   EXPECT_EQ(Hex(empties.page.buffers[0]), "010001000100");
   EXPECT_EQ(Hex(empties.page.buffers[1]), "010001000100");

@@ -1,7 +1,8 @@
 // DataFileReader refusals and robustness: versions, logical types, layouts
 // and encodings it does not implement are Unsupported (named); truncated,
-// spliced and bit-flipped files give typed errors (or, for flips inside
-// value bytes, different values), never a crash, hang or huge allocation.
+// spliced and bit-flipped files give typed errors naming the file or exactly
+// the original values (our files carry checksums), never a crash, hang or
+// huge allocation.
 
 #include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "lance/data_file_test_util.h"
 #include "lance/page_decoder.h"
 #include "lance/repdef.h"
+#include "util/checksum.h"
 #include "util/endian.h"
 
 namespace omnigraph::lance {
@@ -26,14 +28,35 @@ using testing::MemoryObject;
 using testing::RandomValues;
 using testing::WriteBytes;
 
-Scalar I(int64_t v) { return Scalar::Int(v); }
-Scalar S(std::string v) { return Scalar::String(std::move(v)); }
+Scalar I(int64_t v) {
+  return Scalar::Int(v);
+}
+Scalar S(std::string v) {
+  return Scalar::String(std::move(v));
+}
 
 void Replace(std::string* bytes, std::string_view from, std::string_view to) {
   ASSERT_EQ(from.size(), to.size());
   size_t at = bytes->find(from);
   ASSERT_NE(at, std::string::npos) << from;
   bytes->replace(at, from.size(), to);
+}
+
+// Recomputes the trailing checksums of the FileDescriptor and the column
+// metadata after a test edited them in place (a "foreign" file otherwise
+// fails its checksums before reaching the feature under test).
+void RefreshChecksums(std::string* bytes) {
+  const char* footer = bytes->data() + bytes->size() - kFooterBytes;
+  uint64_t cmo = LoadLE<uint64_t>(footer + 8), gbo = LoadLE<uint64_t>(footer + 16);
+  uint32_t columns = LoadLE<uint32_t>(footer + 28);
+  auto refresh = [&](uint64_t table_entry) {
+    uint64_t pos = LoadLE<uint64_t>(bytes->data() + table_entry);
+    uint64_t size = LoadLE<uint64_t>(bytes->data() + table_entry + 8);
+    ASSERT_EQ(CheckTrailingChecksum(std::string_view(*bytes).substr(pos, size)) == ChecksumState::kAbsent, false);
+    StoreLE<uint64_t>(bytes->data() + pos + size - 8, Checksum64(bytes->data() + pos, size - 10));
+  };
+  refresh(gbo);
+  for (uint32_t c = 0; c < columns; ++c) refresh(cmo + 16 * c);
 }
 
 std::string SmallFile() {
@@ -67,6 +90,7 @@ TEST(DataFileReaderTest, LogicalTypesOutsideOurTypesAreUnsupportedByField) {
   Replace(&bytes, "int32", "int16");
   Replace(&bytes, "string", "binary");
   Replace(&bytes, "large_binary", "large_string");
+  RefreshChecksums(&bytes);
   auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes));
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   // Only `b` is readable; the others are named when read.
@@ -75,7 +99,8 @@ TEST(DataFileReaderTest, LogicalTypesOutsideOurTypesAreUnsupportedByField) {
   auto b = (*reader)->ReadField((*reader)->schema()->field(0).id, 0, 3);
   ASSERT_TRUE(b.ok());
   EXPECT_EQ((*b)->Value<int64_t>(2), 6);
-  for (auto [id, type] : std::vector<std::pair<int32_t, std::string>>{{0, "int16"}, {2, "binary"}, {3, "large_string"}}) {
+  for (auto [id, type] :
+       std::vector<std::pair<int32_t, std::string>>{{0, "int16"}, {2, "binary"}, {3, "large_string"}}) {
     auto read = (*reader)->ReadField(id, 0, 3);
     EXPECT_EQ(read.status().code(), ErrorCode::kUnsupported);
     EXPECT_NE(read.status().message().find(type), std::string::npos) << read.status().message();
@@ -86,8 +111,10 @@ TEST(DataFileReaderTest, ForeignColumnAndPageEncodingsAreUnsupported) {
   std::string bytes = SmallFile();
   std::string blob = bytes;
   // ColumnEncoding{values: Empty} -> ColumnEncoding{blob: ""} in every column.
-  std::string from = std::string("ColumnEncoding\x12\x02\x0a\x00", 18), to = std::string("ColumnEncoding\x12\x02\x1a\x00", 18);
+  std::string from = std::string("ColumnEncoding\x12\x02\x0a\x00", 18),
+              to = std::string("ColumnEncoding\x12\x02\x1a\x00", 18);
   for (size_t at = blob.find(from); at != std::string::npos; at = blob.find(from, at + 1)) blob.replace(at, 18, to);
+  RefreshChecksums(&blob);
   auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(blob));
   ASSERT_TRUE(reader.ok());
   auto read = (*reader)->ReadField(1, 0, 3);
@@ -99,6 +126,7 @@ TEST(DataFileReaderTest, ForeignColumnAndPageEncodingsAreUnsupported) {
        at = url.find("encodings21.PageLayout", at + 1)) {
     url.replace(at, 22, "encodings20.PageLayout");
   }
+  RefreshChecksums(&url);
   reader = DataFileReader::Open(std::make_unique<MemoryObject>(url));
   ASSERT_TRUE(reader.ok());
   read = (*reader)->ReadField(1, 0, 3);
@@ -132,9 +160,11 @@ TEST(DataFileReaderTest, LayoutsOutsideFormat21AreUnsupported) {
   blob.mutable_blob_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
   pb::PageLayout sparse;
   sparse.set_sparse_layout("x");
-  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {
-      {&large, "large chunks"}, {&constant, "constant"}, {&constant_levels, "constant"}, {&blob, "blob"},
-      {&sparse, "sparse"}};
+  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {{&large, "large chunks"},
+                                                                      {&constant, "constant"},
+                                                                      {&constant_levels, "constant"},
+                                                                      {&blob, "blob"},
+                                                                      {&sparse, "sparse"}};
   for (const auto& [layout, name] : cases) {
     Status st = DecodeLayout(*layout);
     EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << name << ": " << st.ToString();
@@ -151,7 +181,8 @@ TEST(DataFileReaderTest, LayoutsOutsideFormat21AreUnsupported) {
   mb->add_layers(pb::REPDEF_ALL_VALID_ITEM);
   mb->set_num_buffers(1);
   mb->set_num_items(1);
-  mb->mutable_value_compression()->mutable_byte_stream_split()->mutable_values()->mutable_flat()->set_bits_per_value(32);
+  mb->mutable_value_compression()->mutable_byte_stream_split()->mutable_values()->mutable_flat()->set_bits_per_value(
+      32);
   Schema schema({Field("a", DataType::Float32())});
   schema.AssignMissingFieldIds();
   std::vector<LeafPath> paths;
@@ -165,6 +196,37 @@ TEST(DataFileReaderTest, LayoutsOutsideFormat21AreUnsupported) {
   Status st = DecodePage(bss, paths[0], 1, {2, 16}, read, &page, "t");
   EXPECT_EQ(st.code(), ErrorCode::kUnsupported);
   EXPECT_NE(st.message().find("byte_stream_split"), std::string::npos) << st.message();
+}
+
+TEST(DataFileReaderTest, ChecksumsCatchFlippedValueBytes) {
+  SchemaPtr schema = MakeSchema({Field("a", DataType::Int64(), false)});
+  Int64Builder builder(DataType::Int64());
+  for (int64_t i = 0; i < 1000; ++i) builder.Append(i * 3);
+  std::string bytes =
+      WriteBytes(schema, {std::make_shared<const RecordBatch>(schema, 1000, std::vector<ArrayPtr>{builder.Finish()})});
+  // Value 500 (1500) sits in the chunk data; flip one of its bits.
+  std::string needle(8, '\0');
+  StoreLE<int64_t>(needle.data(), 1500);
+  size_t at = bytes.find(needle);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at] ^= 0x10;
+  auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes));
+  ASSERT_TRUE(reader.ok());
+  auto read = (*reader)->ReadField(schema->field(0).id, 0, 1000);
+  EXPECT_EQ(read.status().code(), ErrorCode::kCorruptData);
+  EXPECT_NE(read.status().message().find("page checksum does not match"), std::string::npos) << read.status().message();
+  // Our files must keep their checksums: a column metadata blob whose
+  // trailing checksum field is gone (tag damaged) is refused.
+  bytes[at] ^= 0x10;
+  const char* footer = bytes.data() + bytes.size() - kFooterBytes;
+  uint64_t cmo = LoadLE<uint64_t>(footer + 8);
+  uint64_t pos = LoadLE<uint64_t>(bytes.data() + cmo), size = LoadLE<uint64_t>(bytes.data() + cmo + 8);
+  bytes[pos + size - 10] ^= 0x01;
+  reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes));
+  ASSERT_TRUE(reader.ok());
+  read = (*reader)->ReadField(schema->field(0).id, 0, 1000);
+  EXPECT_EQ(read.status().code(), ErrorCode::kCorruptData);
+  EXPECT_NE(read.status().message().find("lacks its checksum"), std::string::npos) << read.status().message();
 }
 
 // ---------------------------------------------------------------- corruption
@@ -196,30 +258,37 @@ std::string RichFile() {
   return WriteBytes(schema, batches, options);
 }
 
-// Opens and reads everything; returns the first error (OK if none).
-Status Exercise(const std::string& bytes) {
+// Opens and reads everything; returns the first error (OK if none) and
+// renders every value read into `rendered`.
+// Reads the top-level fields `ids` (those of the undamaged file), as the
+// table layer does with the manifest's field ids.
+Status Exercise(const std::string& bytes, const std::vector<int32_t>& ids, std::string* rendered = nullptr) {
   auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes, "corrupt.lance"));
   if (!reader.ok()) return reader.status();
   Status first;
   const uint64_t rows = (*reader)->num_rows();
-  for (const Field& field : (*reader)->schema()->fields()) {
-    auto all = (*reader)->ReadField(field.id, 0, rows);
+  std::string out = (*reader)->schema()->ToString() + "\n";
+  for (int32_t id : ids) {
+    auto all = (*reader)->ReadField(id, 0, rows);
     if (!all.ok() && first.ok()) first = all.status();
+    if (all.ok()) out += (*all)->ToString() + "\n";
     // Forward windows over the same reader, reusing cached pages.
     for (uint64_t start = 0; start < rows; start += 97) {
-      auto part = (*reader)->ReadField(field.id, start, std::min<uint64_t>(97, rows - start));
+      auto part = (*reader)->ReadField(id, start, std::min<uint64_t>(97, rows - start));
       if (!part.ok()) {
         if (first.ok()) first = part.status();
         break;
       }
+      out += (*part)->ToString() + "\n";
     }
   }
+  if (rendered != nullptr) *rendered = std::move(out);
   return first;
 }
 
 bool TypedError(const Status& st) {
   return st.code() == ErrorCode::kCorruptData || st.code() == ErrorCode::kUnsupported ||
-         st.code() == ErrorCode::kInvalidArgument;
+         st.code() == ErrorCode::kInvalidArgument || st.code() == ErrorCode::kNotFound;
 }
 
 TEST(DataFileReaderTest, CorruptionNeverCrashes) {
@@ -232,14 +301,41 @@ TEST(DataFileReaderTest, CorruptionNeverCrashes) {
   } restore{previous};
   std::mt19937_64 rng(2024);
   for (const std::string& bytes : {RichFile(), SmallFile()}) {
-    ASSERT_TRUE(Exercise(bytes).ok()) << Exercise(bytes).ToString();
+    std::vector<int32_t> ids;
+    {
+      auto clean = DataFileReader::Open(std::make_unique<MemoryObject>(bytes));
+      ASSERT_TRUE(clean.ok());
+      for (const Field& f : (*clean)->schema()->fields()) ids.push_back(f.id);
+    }
+    std::string original;
+    ASSERT_TRUE(Exercise(bytes, ids, &original).ok()) << Exercise(bytes, ids).ToString();
+    // Our files carry checksums: a mutation gives a typed error or exactly
+    // the original values.
+    auto check = [&](const std::string& mutated, const std::string& what) {
+      std::string rendered;
+      Status st = Exercise(mutated, ids, &rendered);
+      if (st.ok()) {
+        if (rendered != original) {
+          size_t d = 0;
+          while (d < rendered.size() && d < original.size() && rendered[d] == original[d]) ++d;
+          ADD_FAILURE() << what
+                        << " changed the values without an error near: " << original.substr(d > 200 ? d - 200 : 0, 400)
+                        << "\n---\n"
+                        << rendered.substr(d > 200 ? d - 200 : 0, 400);
+          return;
+        }
+      } else {
+        ASSERT_TRUE(TypedError(st)) << what << ": " << st.ToString();
+        EXPECT_NE(st.message().find("corrupt.lance"), std::string::npos) << st.message();
+      }
+    };
     const size_t size = bytes.size();
     const uint64_t cm_start = LoadLE<uint64_t>(bytes.data() + size - kFooterBytes);
     int truncations = 0, splices = 0, flips = 0, flip_errors = 0;
     // Truncations: the footer is gone, so Open must fail with CorruptData.
     for (int t = 0; t < 150; ++t) {
       size_t keep = t < 50 ? size - 1 - static_cast<size_t>(t) : rng() % size;
-      Status st = Exercise(bytes.substr(0, keep));
+      Status st = Exercise(bytes.substr(0, keep), ids);
       ASSERT_EQ(st.code(), ErrorCode::kCorruptData) << "truncated to " << keep << ": " << st.ToString();
       ++truncations;
     }
@@ -247,9 +343,7 @@ TEST(DataFileReaderTest, CorruptionNeverCrashes) {
     for (int t = 0; t < 100; ++t) {
       size_t at = rng() % (size - kFooterBytes);
       size_t length = 1 + rng() % std::min<size_t>(size - kFooterBytes - at, 4096);
-      std::string spliced = bytes.substr(0, at) + bytes.substr(at + length);
-      Status st = Exercise(spliced);
-      ASSERT_TRUE(st.ok() || TypedError(st)) << st.ToString();
+      check(bytes.substr(0, at) + bytes.substr(at + length), fmt::format("splice at {}", at));
       ++splices;
     }
     // Bit flips anywhere, and more densely in the metadata region.
@@ -261,9 +355,8 @@ TEST(DataFileReaderTest, CorruptionNeverCrashes) {
         size_t pos = k == 0 ? at : std::min(size - 1, at + rng() % 16);
         flipped[pos] = static_cast<char>(flipped[pos] ^ (1 << (rng() % 8)));
       }
-      Status st = Exercise(flipped);
-      ASSERT_TRUE(st.ok() || TypedError(st)) << "flip at " << at << ": " << st.ToString();
-      flip_errors += st.ok() ? 0 : 1;
+      check(flipped, fmt::format("flip at {}", at));
+      flip_errors += Exercise(flipped, ids).ok() ? 0 : 1;
       ++flips;
     }
     // Random garbage over the footer fields.
@@ -272,8 +365,7 @@ TEST(DataFileReaderTest, CorruptionNeverCrashes) {
       for (size_t k = size - kFooterBytes; k < size - 4; ++k) {
         if (rng() % 4 == 0) garbage[k] = static_cast<char>(rng());
       }
-      Status st = Exercise(garbage);
-      ASSERT_TRUE(st.ok() || TypedError(st)) << st.ToString();
+      check(garbage, "footer garbage");
     }
     RecordProperty("flip_errors", flip_errors);
     EXPECT_GT(flip_errors, 0);

@@ -23,23 +23,33 @@ using testing::OpenBytes;
 using testing::RandomValues;
 using testing::WriteBytes;
 
-Scalar I(int64_t v) { return Scalar::Int(v); }
-Scalar S(std::string v) { return Scalar::String(std::move(v)); }
-Scalar N() { return Scalar::Null(); }
-Scalar L(std::vector<Scalar> items) { return Scalar::Nested(std::move(items)); }
+Scalar I(int64_t v) {
+  return Scalar::Int(v);
+}
+Scalar S(std::string v) {
+  return Scalar::String(std::move(v));
+}
+Scalar N() {
+  return Scalar::Null();
+}
+Scalar L(std::vector<Scalar> items) {
+  return Scalar::Nested(std::move(items));
+}
 
 std::vector<Field> AllPrimitiveFields(bool nullable) {
   std::string suffix = nullable ? "_n" : "";
-  return {Field("bool" + suffix, DataType::Bool(), nullable),       Field("i32" + suffix, DataType::Int32(), nullable),
-          Field("i64" + suffix, DataType::Int64(), nullable),       Field("u32" + suffix, DataType::UInt32(), nullable),
-          Field("u64" + suffix, DataType::UInt64(), nullable),      Field("f32" + suffix, DataType::Float32(), nullable),
-          Field("f64" + suffix, DataType::Float64(), nullable),     Field("utf8" + suffix, DataType::Utf8(), nullable),
-          Field("bin" + suffix, DataType::LargeBinary(), nullable), Field("d32" + suffix, DataType::Date32(), nullable),
-          Field("d64" + suffix, DataType::Date64(), nullable)};
+  return {
+      Field("bool" + suffix, DataType::Bool(), nullable),       Field("i32" + suffix, DataType::Int32(), nullable),
+      Field("i64" + suffix, DataType::Int64(), nullable),       Field("u32" + suffix, DataType::UInt32(), nullable),
+      Field("u64" + suffix, DataType::UInt64(), nullable),      Field("f32" + suffix, DataType::Float32(), nullable),
+      Field("f64" + suffix, DataType::Float64(), nullable),     Field("utf8" + suffix, DataType::Utf8(), nullable),
+      Field("bin" + suffix, DataType::LargeBinary(), nullable), Field("d32" + suffix, DataType::Date32(), nullable),
+      Field("d64" + suffix, DataType::Date64(), nullable)};
 }
 
 // Writes `batches`, checks the manifest view and every value.
-void RoundTrip(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches, DataFileWriterOptions options = {}) {
+void RoundTrip(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
+               DataFileWriterOptions options = {}) {
   WrittenDataFile written;
   std::string bytes = WriteBytes(schema, batches, options, &written);
   ASSERT_FALSE(bytes.empty());
@@ -89,7 +99,8 @@ TEST(DataFileTest, EmptyStringsAreNotNulls) {
   SchemaPtr schema = MakeSchema({Field("s", DataType::Utf8()), Field("b", DataType::LargeBinary())});
   std::vector<Scalar> values = {S(""), N(), S(""), S("x"), N(), S(""), S("yz")};
   auto batch = std::make_shared<const RecordBatch>(
-      schema, 7, std::vector<ArrayPtr>{FromScalars(DataType::Utf8(), values), FromScalars(DataType::LargeBinary(), values)});
+      schema, 7,
+      std::vector<ArrayPtr>{FromScalars(DataType::Utf8(), values), FromScalars(DataType::LargeBinary(), values)});
   std::string bytes = WriteBytes(schema, {batch});
   auto reader = OpenBytes(bytes);
   ASSERT_TRUE(reader);
@@ -115,8 +126,8 @@ TEST(DataFileTest, EmptyListsNullListsAndListsOfNulls) {
   DataTypePtr list_utf8 = DataType::List(DataType::Utf8());
   SchemaPtr schema = MakeSchema({Field("li", list_i32), Field("ls", list_utf8), Field("lnn", list_i32, false)});
   std::vector<Scalar> li = {L({I(1), I(2)}), N(), L({}), L({I(3)}), L({N()}), L({N(), N()}), L({}), N(), L({I(4)})};
-  std::vector<Scalar> ls = {L({S("a"), S("")}), N(), L({}), L({S("bc")}), L({N()}), L({N(), S("")}), L({}), N(),
-                            L({S("d")})};
+  std::vector<Scalar> ls = {L({S("a"), S("")}), N(),   L({}), L({S("bc")}), L({N()}),
+                            L({N(), S("")}),    L({}), N(),   L({S("d")})};
   std::vector<Scalar> lnn = {L({I(1)}), L({}), L({}), L({I(2), I(3)}), L({}), L({I(4)}), L({}), L({}), L({I(5)})};
   auto batch = std::make_shared<const RecordBatch>(
       schema, 9,
@@ -141,7 +152,8 @@ TEST(DataFileTest, ListKindsSeparately) {
 
 TEST(DataFileTest, NestedShapes) {
   DataTypePtr point = DataType::Struct({Field("x", DataType::Int32()), Field("name", DataType::Utf8())});
-  DataTypePtr tags = DataType::Struct({Field("id", DataType::Int64(), false), Field("tags", DataType::List(DataType::Utf8()))});
+  DataTypePtr tags =
+      DataType::Struct({Field("id", DataType::Int64(), false), Field("tags", DataType::List(DataType::Utf8()))});
   DataTypePtr deep = DataType::Struct(
       {Field("inner", DataType::Struct({Field("a", DataType::Float64()), Field("b", DataType::Bool())})),
        Field("c", DataType::Date32())});
@@ -160,9 +172,9 @@ TEST(DataFileTest, NestedShapes) {
 
 TEST(DataFileTest, NestedWithNonNullableLevels) {
   DataTypePtr member = DataType::Struct({Field("a", DataType::Int32(), false), Field("b", DataType::Utf8(), true)});
-  SchemaPtr schema = MakeSchema({Field("l", DataType::List(Field("item", member, false)), false),
-                                 Field("s", DataType::Struct({Field("l", DataType::List(DataType::Int64(), false), false)}),
-                                       false)});
+  SchemaPtr schema =
+      MakeSchema({Field("l", DataType::List(Field("item", member, false)), false),
+                  Field("s", DataType::Struct({Field("l", DataType::List(DataType::Int64(), false), false)}), false)});
   RandomValues random(5);
   RoundTrip(schema, {random.Batch(schema, 1000, 0.25)});
 }
@@ -192,6 +204,23 @@ TEST(DataFileTest, ZeroRows) {
   ASSERT_TRUE(l.ok()) << l.status().ToString();
   EXPECT_EQ((*l)->length(), 0);
   EXPECT_EQ(reader->ReadField(schema->field(0).id, 0, 1).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(DataFileTest, StructWithoutMembersHasNoColumns) {
+  SchemaPtr schema = MakeSchema({Field("i", DataType::Int32()), Field("e", DataType::Struct({}))});
+  auto batch = std::make_shared<const RecordBatch>(
+      schema, 3,
+      std::vector<ArrayPtr>{FromScalars(DataType::Int32(), {I(1), I(2), I(3)}),
+                            FromScalars(schema->field(1).type, {L({}), L({}), L({})})});
+  WrittenDataFile written;
+  std::string bytes = WriteBytes(schema, {batch}, {}, &written);
+  EXPECT_EQ(written.fields, std::vector<int32_t>{schema->field(0).id});
+  auto reader = OpenBytes(bytes);
+  ASSERT_TRUE(reader);
+  auto e = reader->ReadField(schema->field(1).id, 1, 2);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ((*e)->length(), 2);
+  EXPECT_EQ((*e)->null_count(), 0);
 }
 
 TEST(DataFileTest, OneRow) {
@@ -310,7 +339,8 @@ TEST(DataFileTest, FullZipForWideValues) {
       schema, 12,
       std::vector<ArrayPtr>{FromScalars(schema->field(0).type, big), FromScalars(schema->field(1).type, blob),
                             random.Column(schema->field(2), 12, 0.2), random.Column(schema->field(3), 12, 0.1),
-                            FromScalars(schema->field(4).type, list_big), FromScalars(schema->field(5).type, struct_big)});
+                            FromScalars(schema->field(4).type, list_big),
+                            FromScalars(schema->field(5).type, struct_big)});
   RoundTrip(schema, {batch});
   // Small pages: every wide value its own page.
   DataFileWriterOptions options;
@@ -319,11 +349,10 @@ TEST(DataFileTest, FullZipForWideValues) {
 }
 
 TEST(DataFileTest, AllNullPagesBetweenDataPages) {
-  SchemaPtr schema = MakeSchema({Field("i", DataType::Int32()), Field("s", DataType::Utf8()),
-                                 Field("l", DataType::List(DataType::Int32())),
-                                 Field("st", DataType::Struct({Field("a", DataType::Int64()), Field("b", DataType::Utf8())})),
-                                 Field("v", DataType::FixedSizeList(DataType::Float32(), 4)),
-                                 Field("b", DataType::Bool())});
+  SchemaPtr schema = MakeSchema(
+      {Field("i", DataType::Int32()), Field("s", DataType::Utf8()), Field("l", DataType::List(DataType::Int32())),
+       Field("st", DataType::Struct({Field("a", DataType::Int64()), Field("b", DataType::Utf8())})),
+       Field("v", DataType::FixedSizeList(DataType::Float32(), 4)), Field("b", DataType::Bool())});
   RandomValues random(12);
   std::vector<RecordBatchPtr> batches;
   batches.push_back(random.Batch(schema, 100, 0.1));
@@ -343,8 +372,8 @@ TEST(DataFileTest, AllNullPagesBetweenDataPages) {
 }
 
 TEST(DataFileTest, LongRowsSpanChunks) {
-  SchemaPtr schema = MakeSchema({Field("l", DataType::List(DataType::Int64())),
-                                 Field("ll", DataType::List(DataType::List(DataType::Int32())))});
+  SchemaPtr schema = MakeSchema(
+      {Field("l", DataType::List(DataType::Int64())), Field("ll", DataType::List(DataType::List(DataType::Int32())))});
   // Rows of thousands of items, with empty inner lists spread through.
   std::vector<Scalar> l, ll;
   for (int r = 0; r < 6; ++r) {
@@ -410,16 +439,17 @@ TEST(DataFileTest, BooleanRowWithTooManyEmptyListsIsRefused) {
 TEST(DataFileTest, WriterRejectsBadInput) {
   omnigraph::testing::TempDir dir;
   LocalStore store(dir.path());
-  SchemaPtr schema = MakeSchema({Field("a", DataType::Int32(), false),
-                                 Field("l", DataType::List(Field("item", DataType::Int32(), false)))});
+  SchemaPtr schema = MakeSchema(
+      {Field("a", DataType::Int32(), false), Field("l", DataType::List(Field("item", DataType::Int32(), false)))});
   // Schema without ids.
   auto no_ids = std::make_shared<const Schema>(std::vector<Field>{Field("a", DataType::Int32())});
   EXPECT_EQ(DataFileWriter::Open(&store, "x.lance", no_ids).status().code(), ErrorCode::kInvalidArgument);
   // Fixed-size list of booleans is not a storable leaf.
-  EXPECT_EQ(DataFileWriter::Open(&store, "x.lance", MakeSchema({Field("f", DataType::FixedSizeList(DataType::Bool(), 4))}))
-                .status()
-                .code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      DataFileWriter::Open(&store, "x.lance", MakeSchema({Field("f", DataType::FixedSizeList(DataType::Bool(), 4))}))
+          .status()
+          .code(),
+      ErrorCode::kInvalidArgument);
 
   auto writer = DataFileWriter::Open(&store, "x.lance", schema);
   ASSERT_TRUE(writer.ok());

@@ -2,6 +2,7 @@
 // random column generators, and write/read round trips through LocalStore.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,8 +10,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "columnar/builder.h"
 #include "columnar/record_batch.h"
@@ -64,7 +63,8 @@ class RandomValues {
       case TypeId::kDate64: return Scalar::Int(static_cast<int64_t>(rng_() % 4000000000000ull) - 1000000000000ll);
       case TypeId::kUInt32: return Scalar::UInt(static_cast<uint32_t>(rng_()));
       case TypeId::kUInt64: return Scalar::UInt(rng_());
-      case TypeId::kFloat32: return Scalar::Double(static_cast<float>(static_cast<int64_t>(rng_() % 2000001) - 1000000) / 8.0f);
+      case TypeId::kFloat32:
+        return Scalar::Double(static_cast<float>(static_cast<int64_t>(rng_() % 2000001) - 1000000) / 8.0f);
       case TypeId::kFloat64: return Scalar::Double(static_cast<double>(static_cast<int64_t>(rng_())) / 3.0);
       case TypeId::kUtf8:
       case TypeId::kLargeBinary: {
@@ -76,7 +76,8 @@ class RandomValues {
       case TypeId::kList: {
         int n = static_cast<int>(rng_() % static_cast<uint64_t>(max_list + 1));
         std::vector<Scalar> items;
-        for (int i = 0; i < n; ++i) items.push_back(Value(type->item().type, type->item().nullable, null_rate, max_list));
+        for (int i = 0; i < n; ++i)
+          items.push_back(Value(type->item().type, type->item().nullable, null_rate, max_list));
         return Scalar::Nested(std::move(items));
       }
       case TypeId::kFixedSizeList: {
@@ -153,8 +154,8 @@ inline std::unique_ptr<DataFileReader> OpenBytes(const std::string& bytes) {
 inline void ExpectArraysEqual(const ArrayPtr& expected, const ArrayPtr& actual, const std::string& what) {
   ASSERT_TRUE(actual != nullptr) << what;
   ASSERT_EQ(expected->length(), actual->length()) << what;
-  ASSERT_TRUE(expected->type()->Equals(*actual->type())) << what << ": " << expected->type()->ToString() << " vs "
-                                                          << actual->type()->ToString();
+  ASSERT_TRUE(expected->type()->Equals(*actual->type()))
+      << what << ": " << expected->type()->ToString() << " vs " << actual->type()->ToString();
   if (!expected->Equals(*actual)) {
     for (int64_t i = 0; i < expected->length(); ++i) {
       Scalar e = GetScalar(*expected, i), a = GetScalar(*actual, i);
@@ -169,7 +170,8 @@ inline void ExpectArraysEqual(const ArrayPtr& expected, const ArrayPtr& actual, 
 
 // Reads every top-level field of `reader` in one window and compares it
 // with the concatenated batches.
-inline void ExpectFileHolds(DataFileReader* reader, const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches) {
+inline void ExpectFileHolds(DataFileReader* reader, const SchemaPtr& schema,
+                            const std::vector<RecordBatchPtr>& batches) {
   RecordBatchPtr all = ConcatBatches(schema, batches);
   ASSERT_EQ(reader->num_rows(), static_cast<uint64_t>(all->num_rows()));
   for (int c = 0; c < schema->num_fields(); ++c) {

@@ -12,10 +12,18 @@ namespace {
 
 using testing::FromScalars;
 
-Scalar I(int64_t v) { return Scalar::Int(v); }
-Scalar S(std::string v) { return Scalar::String(std::move(v)); }
-Scalar N() { return Scalar::Null(); }
-Scalar L(std::vector<Scalar> items) { return Scalar::Nested(std::move(items)); }
+Scalar I(int64_t v) {
+  return Scalar::Int(v);
+}
+Scalar S(std::string v) {
+  return Scalar::String(std::move(v));
+}
+Scalar N() {
+  return Scalar::Null();
+}
+Scalar L(std::vector<Scalar> items) {
+  return Scalar::Nested(std::move(items));
+}
 
 struct Shredded {
   std::vector<LeafPath> paths;
@@ -58,7 +66,8 @@ TEST(RepDefTest, ListWithNullAndEmptyLists) {
 
 TEST(RepDefTest, LayerKindsComeFromTheData) {
   DataTypePtr list = DataType::List(DataType::Int32(), false);
-  EXPECT_EQ(Shred(Field("l", list), {L({I(1)}), L({I(2), I(3)})}).layers, (Ls{Layer::kAllValidItem, Layer::kAllValidList}));
+  EXPECT_EQ(Shred(Field("l", list), {L({I(1)}), L({I(2), I(3)})}).layers,
+            (Ls{Layer::kAllValidItem, Layer::kAllValidList}));
   Shredded nulls = Shred(Field("l", list), {L({I(1)}), N()});
   EXPECT_EQ(nulls.layers, (Ls{Layer::kAllValidItem, Layer::kNullableList}));
   EXPECT_EQ(nulls.def, (V{0, 1}));
@@ -129,7 +138,7 @@ TEST(RepDefTest, AssemblerRebuildsListsAndStructNulls) {
   ASSERT_EQ(steps.size(), 3u);
   EXPECT_EQ(steps[0].length, 5);  // struct
   EXPECT_EQ(steps[0].null_count, 1);
-  EXPECT_EQ(steps[1].length, 5);  // list: one slot per struct slot
+  EXPECT_EQ(steps[1].length, 5);      // list: one slot per struct slot
   EXPECT_EQ(steps[1].null_count, 2);  // under the null struct, and the null list
   EXPECT_EQ(steps[1].offsets, (std::vector<int64_t>{0, 2, 2, 2, 2, 3}));
   EXPECT_EQ(steps[2].length, 3);

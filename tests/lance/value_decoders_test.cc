@@ -49,7 +49,9 @@ pb::CompressiveEncoding Variable(uint64_t bits) {
   return e;
 }
 
-LeafShape Shape(const DataTypePtr& type) { return *LeafShape::ForType(*type); }
+LeafShape Shape(const DataTypePtr& type) {
+  return *LeafShape::ForType(*type);
+}
 
 template <typename T>
 void PutLE(std::vector<uint8_t>* out, T v) {
@@ -246,9 +248,9 @@ TEST(ValueDecodersTest, DictionaryItemsAndIndices) {
       EXPECT_EQ(LoadLE<uint64_t>(block.data() + 8), 16u + 5 * 8);
     }
     LeafValues dictionary(Shape(DataType::Utf8()));
-    ASSERT_TRUE(DecodeDictionaryItems(Variable(bits), ByteSpan{block.data(), block.size()}, items.size(), &dictionary,
-                                      "t")
-                    .ok());
+    ASSERT_TRUE(
+        DecodeDictionaryItems(Variable(bits), ByteSpan{block.data(), block.size()}, items.size(), &dictionary, "t")
+            .ok());
     ASSERT_EQ(dictionary.count(), items.size());
     // Indices as flat u32 and as rle.
     std::vector<uint8_t> flat;
@@ -279,9 +281,9 @@ TEST(ValueDecodersTest, DictionaryItemsAndIndices) {
   std::vector<uint8_t> block = DictionaryBlock(items, 32);
   StoreLE<uint32_t>(block.data() + 8 + 4 * 4, 1000);
   LeafValues dictionary(Shape(DataType::Utf8()));
-  EXPECT_EQ(DecodeDictionaryItems(Variable(32), ByteSpan{block.data(), block.size()}, items.size(), &dictionary, "t")
-                .code(),
-            ErrorCode::kCorruptData);
+  EXPECT_EQ(
+      DecodeDictionaryItems(Variable(32), ByteSpan{block.data(), block.size()}, items.size(), &dictionary, "t").code(),
+      ErrorCode::kCorruptData);
 }
 
 // ---------------------------------------------------------------- fsst
