@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -88,14 +90,15 @@ class LocalRandomAccessObject final : public RandomAccessObject {
 
 class LocalObjectWriter final : public ObjectWriter {
  public:
-  LocalObjectWriter(LocalStore* store, std::string full_path, std::string temp_path, int fd)
-      : store_(store), full_path_(std::move(full_path)), temp_path_(std::move(temp_path)), fd_(fd) {
+  // `temp_path` empty = writing the final name directly (WriteOptions::direct).
+  LocalObjectWriter(LocalStore* store, std::string full_path, std::string temp_path, int fd, bool durable)
+      : store_(store), full_path_(std::move(full_path)), temp_path_(std::move(temp_path)), fd_(fd), durable_(durable) {
     buffer_.reserve(kBufferBytes);
   }
   ~LocalObjectWriter() override {
     if (fd_ >= 0) {
       ::close(fd_);
-      ::unlink(temp_path_.c_str());
+      ::unlink(written_path().c_str());
     }
   }
   Status Write(const void* data, size_t size) override {
@@ -104,7 +107,7 @@ class LocalObjectWriter final : public ObjectWriter {
     written_ += size;
     if (buffer_.size() + size > kBufferBytes) {
       OG_RETURN_IF_ERROR(Flush());
-      if (size >= kBufferBytes) return WriteAll(fd_, p, size, temp_path_);
+      if (size >= kBufferBytes) return WriteAll(fd_, p, size, written_path());
     }
     buffer_.insert(buffer_.end(), p, p + size);
     return Status::OK();
@@ -112,9 +115,13 @@ class LocalObjectWriter final : public ObjectWriter {
   Status Finish() override {
     if (fd_ < 0) return Internal("Finish called twice");
     OG_RETURN_IF_ERROR(Flush());
-    OG_RETURN_IF_ERROR(store_->SyncFile(fd_, temp_path_));
+    if (durable_) OG_RETURN_IF_ERROR(store_->SyncFile(fd_, written_path()));
     ::close(fd_);
     fd_ = -1;
+    if (temp_path_.empty()) {
+      ++store_->counters().writes;
+      return Status::OK();
+    }
     Status published = Publish();
     if (!published.ok()) ::unlink(temp_path_.c_str());
     return published;
@@ -123,16 +130,18 @@ class LocalObjectWriter final : public ObjectWriter {
 
  private:
   static constexpr size_t kBufferBytes = 1 << 20;
+  const std::string& written_path() const { return temp_path_.empty() ? full_path_ : temp_path_; }
   Status Flush() {
-    Status st = WriteAll(fd_, buffer_.data(), buffer_.size(), temp_path_);
+    Status st = WriteAll(fd_, buffer_.data(), buffer_.size(), written_path());
     buffer_.clear();
     return st;
   }
   Status Publish() {
     OG_FAILPOINT(failpoint::kStoreBeforePublish);
     if (::rename(temp_path_.c_str(), full_path_.c_str()) != 0) return ErrnoStatus("rename", full_path_, errno);
-    OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
     ++store_->counters().writes;
+    if (!durable_) return Status::OK();
+    OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
     return store_->SyncDirectory(DirectoryOf(full_path_));
   }
 
@@ -140,6 +149,7 @@ class LocalObjectWriter final : public ObjectWriter {
   std::string full_path_;
   std::string temp_path_;
   int fd_;
+  bool durable_;
   uint64_t written_ = 0;
   std::vector<uint8_t> buffer_;
 };
@@ -201,16 +211,62 @@ Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
   return SyncDirectory(DirectoryOf(dir));
 }
 
-Status LocalStore::WriteTempFile(const std::string& full_path, std::string_view data, std::string* temp_path) {
+Status LocalStore::WriteTempFile(const std::string& full_path, std::string_view data, bool durable,
+                                 std::string* temp_path) {
   OG_RETURN_IF_ERROR(EnsureParentDirectory(full_path));
   *temp_path = JoinPath(DirectoryOf(full_path), std::string(kTempPrefix) + Uuid::Random().ToHex());
   int fd = ::open(temp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", *temp_path, errno);
   Status st = WriteAll(fd, data.data(), data.size(), *temp_path);
-  if (st.ok()) st = SyncFile(fd, *temp_path);
+  if (st.ok() && durable) st = SyncFile(fd, *temp_path);
   ::close(fd);
   if (!st.ok()) ::unlink(temp_path->c_str());
   return st;
+}
+
+Status LocalStore::WriteExclusive(const std::string& full_path, std::string_view data) {
+  OG_RETURN_IF_ERROR(EnsureParentDirectory(full_path));
+  int fd = ::open(full_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("create", full_path, errno);
+  Status st = WriteAll(fd, data.data(), data.size(), full_path);
+  ::close(fd);
+  if (!st.ok()) ::unlink(full_path.c_str());
+  if (st.ok()) ++counters_.writes;
+  return st;
+}
+
+// Runs `task(i)` for i in [0, count), concurrently when count > 1: file
+// systems batch concurrent sync requests into one journal commit, so N new
+// files cost about one barrier instead of N.
+Status RunConcurrently(size_t count, const std::function<Status(size_t)>& task) {
+  if (count == 1) return task(0);
+  std::vector<Status> results(count);
+  std::vector<std::thread> threads;
+  threads.reserve(count - 1);
+  for (size_t i = 1; i < count; ++i) threads.emplace_back([&, i] { results[i] = task(i); });
+  results[0] = task(0);
+  for (std::thread& t : threads) t.join();
+  for (const Status& st : results) OG_RETURN_IF_ERROR(st);
+  return Status::OK();
+}
+
+Status LocalStore::Sync(const std::vector<std::string>& paths) {
+  if (paths.empty()) return Status::OK();
+  std::vector<std::string> files, directories;
+  for (const std::string& path : paths) {
+    files.push_back(FullPath(path));
+    std::string dir = DirectoryOf(files.back());
+    if (std::find(directories.begin(), directories.end(), dir) == directories.end()) directories.push_back(dir);
+  }
+  OG_RETURN_IF_ERROR(RunConcurrently(files.size(), [&](size_t i) -> Status {
+    int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus("open for sync", files[i], errno);
+    Status st = SyncFile(fd, files[i]);
+    ::close(fd);
+    return st;
+  }));
+  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+  return RunConcurrently(directories.size(), [&](size_t i) { return SyncDirectory(directories[i]); });
 }
 
 Result<BufferPtr> LocalStore::Get(const std::string& path) {
@@ -250,10 +306,10 @@ Result<std::unique_ptr<RandomAccessObject>> LocalStore::OpenForRead(const std::s
       new LocalRandomAccessObject(fd, static_cast<uint64_t>(st.st_size), full, &counters_));
 }
 
-Status LocalStore::Put(const std::string& path, std::string_view data) {
+Status LocalStore::Put(const std::string& path, std::string_view data, const WriteOptions& options) {
   std::string full = FullPath(path);
   std::string temp;
-  OG_RETURN_IF_ERROR(WriteTempFile(full, data, &temp));
+  OG_RETURN_IF_ERROR(WriteTempFile(full, data, options.durable, &temp));
   Status st = [&]() -> Status {
     OG_FAILPOINT(failpoint::kStoreBeforePublish);
     if (::rename(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("rename", full, errno);
@@ -264,14 +320,16 @@ Status LocalStore::Put(const std::string& path, std::string_view data) {
     return st;
   }
   ++counters_.writes;
+  if (!options.durable) return Status::OK();
   OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
   return SyncDirectory(DirectoryOf(full));
 }
 
-Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data) {
+Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data, const WriteOptions& options) {
   std::string full = FullPath(path);
+  if (options.direct && !options.durable) return WriteExclusive(full, data);
   std::string temp;
-  OG_RETURN_IF_ERROR(WriteTempFile(full, data, &temp));
+  OG_RETURN_IF_ERROR(WriteTempFile(full, data, options.durable, &temp));
   Status st = [&]() -> Status {
     OG_FAILPOINT(failpoint::kStoreBeforePublish);
     if (::link(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("create", full, errno);
@@ -280,17 +338,20 @@ Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data) {
   ::unlink(temp.c_str());
   if (!st.ok()) return st;
   ++counters_.writes;
+  if (!options.durable) return Status::OK();
   OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
   return SyncDirectory(DirectoryOf(full));
 }
 
-Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& path) {
+Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& path, const WriteOptions& options) {
   std::string full = FullPath(path);
   OG_RETURN_IF_ERROR(EnsureParentDirectory(full));
-  std::string temp = JoinPath(DirectoryOf(full), std::string(kTempPrefix) + Uuid::Random().ToHex());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("create", temp, errno);
-  return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(this, full, temp, fd));
+  bool direct = options.direct && !options.durable;
+  std::string temp = direct ? "" : JoinPath(DirectoryOf(full), std::string(kTempPrefix) + Uuid::Random().ToHex());
+  const std::string& target = direct ? full : temp;
+  int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("create", target, errno);
+  return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(this, full, temp, fd, options.durable));
 }
 
 Status LocalStore::Delete(const std::string& path) {

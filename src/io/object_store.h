@@ -35,6 +35,21 @@ struct StoreCounters {
   void Reset() { reads = writes = lists = deletes = sync_barriers = 0; }
 };
 
+// How a write reaches disk.
+struct WriteOptions {
+  // true: the call returns only after the bytes and the directory entry are
+  // fsynced. false: the bytes are written but durability is deferred to a
+  // later ObjectStore::Sync of the path, so several writes share one set of
+  // sync barriers.
+  bool durable = true;
+  // Only with durable = false, for PutIfAbsent and OpenWriter: create the
+  // final name directly (exclusive create) instead of writing a temporary
+  // file and publishing it. Readers could then observe a partial object, so
+  // use it only for objects nobody reads before something durable names them
+  // (data files with fresh random names, detached manifests).
+  bool direct = false;
+};
+
 // An object opened for repeated ranged reads.
 class RandomAccessObject {
  public:
@@ -70,12 +85,18 @@ class ObjectStore {
   virtual Result<ObjectMeta> Head(const std::string& path) = 0;
   virtual Result<std::unique_ptr<RandomAccessObject>> OpenForRead(const std::string& path) = 0;
 
-  // Atomically creates or replaces `path` with `data`, durably.
-  virtual Status Put(const std::string& path, std::string_view data) = 0;
+  // Atomically creates or replaces `path` with `data` (durably unless
+  // options.durable is false).
+  virtual Status Put(const std::string& path, std::string_view data, const WriteOptions& options = {}) = 0;
   // Creates `path` only if no object exists there; AlreadyExists otherwise.
   // Atomic across processes: of concurrent callers exactly one succeeds.
-  virtual Status PutIfAbsent(const std::string& path, std::string_view data) = 0;
-  virtual Result<std::unique_ptr<ObjectWriter>> OpenWriter(const std::string& path) = 0;
+  virtual Status PutIfAbsent(const std::string& path, std::string_view data, const WriteOptions& options = {}) = 0;
+  virtual Result<std::unique_ptr<ObjectWriter>> OpenWriter(const std::string& path,
+                                                           const WriteOptions& options = {}) = 0;
+  // Makes objects written with durable = false durable: their bytes and the
+  // directory entries naming them. Errors: NotFound for a missing path,
+  // IoError.
+  virtual Status Sync(const std::vector<std::string>& paths) = 0;
 
   // Removes `path`; NotFound when absent.
   virtual Status Delete(const std::string& path) = 0;

@@ -37,6 +37,9 @@ struct DataFileWriterOptions {
   uint64_t page_bytes = 8 << 20;
   // ... or when it holds this many rows.
   uint64_t max_rows_per_page = 1 << 20;
+  // How Finish() writes the file; the table layer defers durability so a
+  // commit syncs all its new files together (io/object_store.h).
+  WriteOptions write;
 };
 
 // What the manifest records about a finished data file.

@@ -326,7 +326,7 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(ObjectStore* store,
       columns.push_back(std::move(column));
     }
   }
-  OG_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store->OpenWriter(path));
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<ObjectWriter> out, store->OpenWriter(path, options.write));
   return std::unique_ptr<DataFileWriter>(new DataFileWriterImpl(path, std::move(schema), options, std::move(out),
                                                                 std::move(columns), descriptor.SerializeAsString()));
 }

@@ -114,7 +114,8 @@ Result<Dataset> Commit(const StagedTransaction& staged, uint64_t new_version) {
   OG_RETURN_IF_ERROR(lance::CheckWriterFlags(base.manifest(), base.manifest_path()));
   OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(base.manifest(), staged.transaction, new_version));
   OG_ASSIGN_OR_RETURN(internal::PublishedManifest published,
-                      internal::WriteManifest(base.store().get(), base.branch_root(), manifest, staged.transaction));
+                      internal::WriteManifest(base.store().get(), base.branch_root(), &manifest, staged.transaction,
+                                              staged.written_files));
   return Dataset(base.store(), base.root(), base.branch_root(), std::make_shared<const lance::Manifest>(std::move(manifest)),
                  std::move(published.path), published.size, std::move(published.transaction_section));
 }
@@ -166,24 +167,43 @@ Result<lance::ManifestFile> ReadManifest(ObjectStore* store, const std::string& 
   return lance::DecodeManifestFile(bytes->view(), path);
 }
 
-Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest manifest,
-                                        const lance::Transaction& transaction) {
+Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest* manifest,
+                                        const lance::Transaction& transaction,
+                                        const std::vector<std::string>& staged_files) {
+  bool detached = lance::IsDetachedVersion(manifest->version);
   std::string transaction_bytes = lance::EncodeTransaction(transaction);
-  manifest.transaction_file = transaction.FileName();
-  std::string txn_path = JoinPath(JoinPath(branch_root, lance::kTransactionsDir), manifest.transaction_file);
-  OG_RETURN_IF_ERROR(store->Put(txn_path, transaction_bytes));
+  std::vector<std::string> to_sync = staged_files;
+  if (detached) {
+    // A detached version is never part of a linear history, so Lance's
+    // conflict resolution never looks for its transaction file; the
+    // transaction lives in the manifest's inline section alone, which saves
+    // a file and its sync barrier on every graph write.
+    manifest->transaction_file.clear();
+  } else {
+    manifest->transaction_file = transaction.FileName();
+    std::string txn_path = JoinPath(JoinPath(branch_root, lance::kTransactionsDir), manifest->transaction_file);
+    // Put (not put-if-absent): a staged transaction may be committed again
+    // after a failed attempt, rewriting the same transaction file.
+    OG_RETURN_IF_ERROR(store->Put(txn_path, transaction_bytes, WriteOptions{/*durable=*/false}));
+    to_sync.push_back(txn_path);
+  }
   OG_FAILPOINT(failpoint::kCommitAfterTransactionFile);
-  std::string bytes = lance::EncodeManifestFile(manifest, transaction_bytes);
-  std::string path = JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(manifest.version));
+  if (!detached) OG_RETURN_IF_ERROR(store->Sync(to_sync));
+  std::string bytes = lance::EncodeManifestFile(*manifest, transaction_bytes);
+  std::string path = JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(manifest->version));
   OG_FAILPOINT(failpoint::kCommitBeforeManifest);
-  Status st = store->PutIfAbsent(path, bytes);
+  Status st = store->PutIfAbsent(path, bytes, detached ? kDeferredWrite : WriteOptions{});
   if (st.code() == ErrorCode::kAlreadyExists) {
-    return CommitConflict(fmt::format("version {} of '{}' was committed by another writer", manifest.version,
+    return CommitConflict(fmt::format("version {} of '{}' was committed by another writer", manifest->version,
                                       branch_root))
-        .WithDetail("version", std::to_string(manifest.version));
+        .WithDetail("version", std::to_string(manifest->version));
   }
   OG_RETURN_IF_ERROR(st);
   OG_FAILPOINT(failpoint::kCommitAfterManifest);
+  if (detached) {
+    to_sync.push_back(path);
+    OG_RETURN_IF_ERROR(store->Sync(to_sync));
+  }
   return PublishedManifest{std::move(path), bytes.size(), std::move(transaction_bytes)};
 }
 

@@ -158,7 +158,7 @@ Result<Dataset> Dataset::Create(ObjectStorePtr store, std::string root, Schema s
   txn.operation = lance::OverwriteOperation{fragments, schema, {}};
   lance::Manifest empty;
   OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(empty, txn, 1));
-  auto published = internal::WriteManifest(store.get(), root, manifest, txn);
+  auto published = internal::WriteManifest(store.get(), root, &manifest, txn, written);
   if (!published.ok()) {
     if (published.status().code() == ErrorCode::kCommitConflict) {
       return AlreadyExists(fmt::format("dataset '{}' was created concurrently", root));
@@ -302,7 +302,7 @@ Result<Dataset> Dataset::CreateBranch(const std::string& name, uint64_t version,
   txn.uuid = Uuid::Random().ToString();
   txn.operation = lance::CloneOperation{true, from_branch, version, store_->Uri(source.branch_root()), name};
   std::string branch_root = BranchRoot(root_, name);
-  auto published = internal::WriteManifest(store_.get(), branch_root, clone, txn);
+  auto published = internal::WriteManifest(store_.get(), branch_root, &clone, txn, {});
   if (!published.ok()) {
     if (published.status().code() == ErrorCode::kCommitConflict) {
       return AlreadyExists(fmt::format("branch '{}' of dataset '{}' already exists", name, root_));

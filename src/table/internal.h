@@ -20,17 +20,30 @@ Result<std::vector<lance::Fragment>> WriteFragments(ObjectStore* store, const st
                                                     const lance::DataFileWriterOptions& file_options,
                                                     std::vector<std::string>* written);
 
-// Writes the transaction file and then the manifest of `manifest.version`
-// under `{branch_root}/_versions/`: put-if-absent for linear versions (and
-// detached ids), so a concurrent writer of the same version loses with
-// CommitConflict. Returns the written manifest's key and size.
+// Staging writes data and deletion files under fresh random names with
+// deferred durability; the commit syncs them together.
+inline constexpr WriteOptions kDeferredWrite{/*durable=*/false, /*direct=*/true};
+
+// Writes the transaction file and the manifest of `manifest.version` under
+// `{branch_root}/_versions/` and makes them, and `staged_files`, durable
+// before returning.
+// - Linear versions: the staged files and the transaction file are synced
+//   first, then the manifest is created with a durable put-if-absent (temp
+//   file + link), so it is visible only once everything it names is durable;
+//   a concurrent writer of the same version loses with CommitConflict.
+// - Detached versions: nothing can name the manifest until the caller
+//   publishes its id, so all files are written first and synced together
+//   (one batch of barriers); the transaction is stored only inline in the
+//   manifest (no `_transactions/` file).
 struct PublishedManifest {
   std::string path;
   uint64_t size = 0;
   std::string transaction_section;
 };
-Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest manifest,
-                                        const lance::Transaction& transaction);
+// Sets manifest->transaction_file to what was written.
+Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest* manifest,
+                                        const lance::Transaction& transaction,
+                                        const std::vector<std::string>& staged_files);
 
 // Reads, verifies and decodes the deletion vector of `fragment` (which must
 // have a deletion file). Errors: NotFound, CorruptData (checksum mismatch,

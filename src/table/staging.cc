@@ -55,6 +55,8 @@ Result<std::vector<lance::Fragment>> WriteFragmentsFrom(ObjectStore* store, cons
                                                         const lance::DataFileWriterOptions& file_options,
                                                         std::vector<std::string>* written) {
   if (max_rows_per_file == 0) return InvalidArgument("max_rows_per_file must be positive");
+  lance::DataFileWriterOptions writer_options = file_options;
+  writer_options.write = internal::kDeferredWrite;
   std::vector<lance::Fragment> fragments;
   std::unique_ptr<lance::DataFileWriter> writer;
   std::string key;
@@ -80,7 +82,7 @@ Result<std::vector<lance::Fragment>> WriteFragmentsFrom(ObjectStore* store, cons
     while (offset < batch->num_rows()) {
       if (!writer) {
         key = JoinPath(JoinPath(branch_root, lance::kDataDir), internal::NewDataFileName());
-        OG_ASSIGN_OR_RETURN(writer, lance::DataFileWriter::Open(store, key, schema, file_options));
+        OG_ASSIGN_OR_RETURN(writer, lance::DataFileWriter::Open(store, key, schema, writer_options));
       }
       uint64_t room = max_rows_per_file - writer->rows_written();
       int64_t take = std::min<int64_t>(batch->num_rows() - offset, static_cast<int64_t>(room));
@@ -158,7 +160,7 @@ Status WriteDeletions(const Dataset& base, const DeletionPlan& plan, std::vector
     OG_ASSIGN_OR_RETURN(std::string bytes, lance::EncodeDeletionFile(vector, file.kind));
     file.checksum = Checksum64(bytes);
     std::string key = JoinPath(JoinPath(base.branch_root(), lance::kDeletionsDir), file.FileName(fragment_id));
-    OG_RETURN_IF_ERROR(base.store()->Put(key, bytes));
+    OG_RETURN_IF_ERROR(base.store()->PutIfAbsent(key, bytes, internal::kDeferredWrite));
     written->push_back(key);
     lance::Fragment changed = *fragment;
     changed.deletion_file = file;

@@ -96,7 +96,18 @@ TEST_F(TableTest, TransactionUuidAndPropertiesArePersisted) {
   EXPECT_EQ(txn->read_version, 1u);
   EXPECT_EQ(txn->properties, options.properties);
   EXPECT_EQ(txn->OperationName(), "Append");
-  EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/people.lance/_transactions/1-" + options.transaction_uuid + ".txn"));
+  // Detached versions keep the transaction inline in the manifest only.
+  EXPECT_TRUE(v2->manifest().transaction_file.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/people.lance/_transactions/1-" + options.transaction_uuid + ".txn"));
+  // Linear versions also write `_transactions/{read_version}-{uuid}.txn`.
+  StageOptions linear = options;
+  linear.transaction_uuid = "1f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0";
+  auto v2_linear = CommitLinear(*StageAppend(v1, {People(1, 1)}, linear));
+  ASSERT_TRUE(v2_linear.ok());
+  EXPECT_EQ(v2_linear->manifest().transaction_file, "1-" + linear.transaction_uuid + ".txn");
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() + "/people.lance/_transactions/1-" + linear.transaction_uuid + ".txn"));
+  auto reopened = Dataset::Open(store_, "people.lance", VersionRef::Version(2));
+  EXPECT_EQ(reopened->ReadTransaction()->properties, options.properties);
   StageOptions bad;
   bad.transaction_uuid = "not-a-uuid";
   EXPECT_EQ(StageAppend(v1, {People(1, 1)}, bad).status().code(), ErrorCode::kInvalidArgument);
