@@ -63,3 +63,33 @@ TEST(Random, ForkedChildDoesNotRepeatTheParentsSequence) {
 
 }  // namespace
 }  // namespace omnigraph
+
+#include "util/ulid.h"
+
+namespace omnigraph {
+namespace {
+
+TEST(Ulid, SpellingRoundTripsAndSorts) {
+  Ulid u = Ulid::FromParts(1714000000000ULL, 0x1234, 0x0123456789abcdefULL);
+  std::string text = u.ToString();
+  EXPECT_EQ(text.size(), 26u);
+  EXPECT_EQ(u.unix_ms(), 1714000000000ULL);
+  Ulid back;
+  ASSERT_TRUE(Ulid::Parse(text, &back));
+  EXPECT_EQ(back, u);
+  EXPECT_TRUE(IsCanonicalUlid(text));
+  EXPECT_EQ(Ulid::FromParts(0, 0, 0).ToString(), "00000000000000000000000000");
+  EXPECT_EQ(Ulid::FromParts(0xFFFFFFFFFFFFULL, 0xFFFF, ~0ULL).ToString(), "7ZZZZZZZZZZZZZZZZZZZZZZZZZ");
+  EXPECT_FALSE(Ulid::Parse("8ZZZZZZZZZZZZZZZZZZZZZZZZZ", &back));  // overflows 128 bits
+  EXPECT_FALSE(Ulid::Parse("0000000000000000000000000U", &back));  // U is not Crockford
+  EXPECT_FALSE(IsCanonicalUlid("01arz3ndektsv4rrffq69g5fav"));     // lower case is not canonical
+  std::string prev = Ulid::New().ToString();
+  for (int i = 0; i < 1000; ++i) {
+    std::string next = Ulid::New().ToString();
+    EXPECT_LT(prev, next);
+    prev = next;
+  }
+}
+
+}  // namespace
+}  // namespace omnigraph

@@ -1,0 +1,264 @@
+#include "graph/graph_store.h"
+
+#include <charconv>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "table/commit.h"
+#include "table/scanner.h"
+#include "table/staging.h"
+#include "util/random.h"
+#include "util/ulid.h"
+
+namespace omnigraph::graph {
+namespace {
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint64_t NonZeroRandom() {
+  uint64_t v;
+  do {
+    v = RandomU64();
+  } while (v == 0);
+  return v;
+}
+
+Status ReadSetChanged(std::string member, std::string expected, std::string actual) {
+  return Status(ErrorCode::kReadSetChanged,
+                fmt::format("read set changed: {} was '{}' when the write was prepared and is now '{}'", member,
+                            expected, actual),
+                {{"member", member}, {"expected", expected}, {"actual", actual}});
+}
+
+Status CheckStamp(const table::Dataset& manifest) {
+  const Metadata& metadata = manifest.schema()->metadata();
+  auto it = metadata.find(std::string(kStampKey));
+  if (it == metadata.end()) {
+    return CorruptData(fmt::format("{}: __manifest carries no storage stamp (damaged or torn init)",
+                                   manifest.manifest_path()));
+  }
+  if (it->second != std::to_string(kStorageStamp)) {
+    uint64_t stamp = 0;
+    auto [end, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), stamp);
+    bool older = ec == std::errc() && stamp < kStorageStamp;
+    return Unsupported(fmt::format("graph storage stamp {} is not supported; this build reads stamp {} ({})",
+                                   it->second, kStorageStamp,
+                                   older ? "rebuild the graph by export and load" : "upgrade the omnigraph binary"));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce) {
+  return fmt::format("hb1.{}.{}.{}", block, slot, nonce);
+}
+
+Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::string root, SchemaContract contract,
+                                                     const std::vector<TableSpec>& tables) {
+  std::shared_ptr<GraphStore> graph(new GraphStore(store, root));
+  std::string manifest_root = graph->Key(kManifestDir);
+  if (table::Dataset::LatestVersion(store.get(), manifest_root).ok()) {
+    return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))
+        .WithDetail("kind", "already_initialized");
+  }
+  Status claim = store->PutIfAbsent(graph->Key(kInitClaim),
+                                    fmt::format("{{\"claimed_at_us\":{},\"claim\":\"{}\"}}", NowMicros(),
+                                                Uuid::Random().ToString()));
+  if (claim.code() == ErrorCode::kAlreadyExists) {
+    return AlreadyExists(fmt::format("graph '{}' is being initialized by another process (remove {} if that "
+                                     "process died)", store->Uri(root), kInitClaim))
+        .WithDetail("kind", "initialization_claimed");
+  }
+  OG_RETURN_IF_ERROR(claim);
+
+  GraphState state;
+  state.schema = std::move(contract);
+  for (const TableSpec& spec : tables) {
+    TableEntry entry;
+    entry.identity = TableIdentity{spec.stable_id, NonZeroRandom()};
+    entry.table_key = spec.table_key;
+    entry.location = TableLocation(spec.table_key, entry.identity);
+    std::string uuid = Uuid::Random().ToString();
+    OG_ASSIGN_OR_RETURN(table::Dataset created,
+                        table::Dataset::Create(store, graph->Key(entry.location), spec.schema, {}, uuid));
+    entry.pin.published_version = 1;
+    entry.pin.last_linear_version = created.version();
+    entry.pin.transaction_uuid = uuid;
+    entry.pin.row_count = 0;
+    entry.pin.manifest_path = created.manifest_path().substr(root.empty() ? 0 : root.size() + 1);
+    entry.pin.manifest_size = created.manifest_size();
+    state.tables.emplace(entry.table_key, std::move(entry));
+  }
+  state.head.id = Ulid::New().ToString();
+  state.head.created_at_us = NowMicros();
+  state.head.manifest_version = 1;
+  state.head.generation = 0;
+  state.manifest_version = 1;
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, EncodeGraphState(state));
+  OG_RETURN_IF_ERROR(table::Dataset::Create(store, manifest_root, *ManifestSchema(), {rows}).status());
+  (void)store->Delete(graph->Key(kInitClaim));
+  return graph;
+}
+
+Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::string root) {
+  std::shared_ptr<GraphStore> graph(new GraphStore(store, root));
+  auto manifest = graph->OpenManifest(kMainBranch, std::nullopt);
+  if (!manifest.ok()) {
+    if (manifest.status().code() == ErrorCode::kNotFound) {
+      return NotFound(fmt::format("no graph at '{}'", store->Uri(root)));
+    }
+    return manifest.status();
+  }
+  return graph;
+}
+
+Result<table::Dataset> GraphStore::OpenManifest(std::string_view branch, std::optional<uint64_t> version) {
+  if (branch != kMainBranch) {
+    return NotFound(fmt::format("branch '{}' does not exist", branch)).WithDetail("kind", "branch_not_found");
+  }
+  table::VersionRef ref = version ? table::VersionRef::Version(*version) : table::VersionRef::Latest();
+  OG_ASSIGN_OR_RETURN(table::Dataset manifest, table::Dataset::Open(store_, Key(kManifestDir), ref));
+  OG_RETURN_IF_ERROR(CheckStamp(manifest));
+  return manifest;
+}
+
+Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<uint64_t> manifest_version) {
+  OG_ASSIGN_OR_RETURN(table::Dataset manifest, OpenManifest(branch, manifest_version));
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, manifest.ToBatch({}));
+  std::string where = manifest.manifest_path();
+  OG_ASSIGN_OR_RETURN(GraphState state, DecodeGraphState(*rows, where));
+  if (state.head.manifest_version != manifest.version()) {
+    return CorruptData(fmt::format("{}: head commit records manifest version {}, the file is version {}", where,
+                                   state.head.manifest_version, manifest.version()));
+  }
+  state.manifest_version = manifest.version();
+  return state;
+}
+
+Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
+  uint64_t version = table.pin.LanceVersion();
+  std::string location = Key(table.location);
+  auto cache_key = std::make_pair(location, version);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (auto it = table_cache_.find(cache_key); it != table_cache_.end()) return it->second;
+  }
+  auto opened = table::Dataset::Open(store_, location, table::VersionRef::Version(version));
+  if (!opened.ok()) {
+    if (opened.status().code() == ErrorCode::kNotFound && table.pin.staged_version) {
+      return Status(ErrorCode::kVersionReclaimed,
+                    fmt::format("{} version {} (published version {}) was reclaimed by cleanup", table.table_key,
+                                version, table.pin.published_version),
+                    {{"published_dataset_version", std::to_string(table.pin.published_version)}});
+    }
+    return opened.status();
+  }
+  // The opened manifest must be the pinned transaction, not a look-alike.
+  if (!table.pin.transaction_uuid.empty()) {
+    auto txn = opened->ReadTransaction();
+    if (!txn.ok() || txn->uuid != table.pin.transaction_uuid) {
+      return CorruptData(fmt::format("{}: version {} is not the pinned transaction {}", opened->manifest_path(),
+                                     version, table.pin.transaction_uuid));
+    }
+  }
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  // Pins are immutable, so a bounded cache only needs eviction, not invalidation.
+  if (table_cache_.size() >= 512) table_cache_.erase(table_cache_.begin());
+  table_cache_.emplace(cache_key, *opened);
+  return *opened;
+}
+
+Result<GraphState> GraphStore::Publish(const Publication& p) {
+  OG_ASSIGN_OR_RETURN(table::Dataset manifest, OpenManifest(p.branch, std::nullopt));
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, manifest.ToBatch({}));
+  OG_ASSIGN_OR_RETURN(GraphState current, DecodeGraphState(*rows, manifest.manifest_path()));
+  current.manifest_version = manifest.version();
+
+  // Preconditions against fresh state.
+  if (current.branch_identity != p.expected_branch_identity) {
+    return ReadSetChanged(fmt::format("branch_identifier:{}", p.branch), p.expected_branch_identity,
+                          current.branch_identity);
+  }
+  if (current.head.id != p.expected_head) {
+    return ReadSetChanged(fmt::format("graph_head:{}", p.branch), p.expected_head, current.head.id);
+  }
+  if (current.manifest_version != p.expected_manifest_version) {
+    return ReadSetChanged(fmt::format("manifest_version:{}", p.branch), std::to_string(p.expected_manifest_version),
+                          std::to_string(current.manifest_version));
+  }
+  GraphState next = current;
+  for (const TableUpdate& update : p.updates) {
+    auto it = next.tables.find(update.table_key);
+    std::string member = fmt::format("dataset_binding:{}", update.identity.ObjectId());
+    if (it == next.tables.end() || !(it->second.identity == update.identity)) {
+      return ReadSetChanged(member, update.table_key, it == next.tables.end() ? "absent" : it->second.identity.ObjectId());
+    }
+    if (it->second.pin.published_version != update.expected_published_version) {
+      return ReadSetChanged(member, std::to_string(update.expected_published_version),
+                            std::to_string(it->second.pin.published_version));
+    }
+    TablePin pin = update.new_pin;
+    pin.published_version = update.expected_published_version + 1;
+    pin.last_linear_version = it->second.pin.last_linear_version;  // copied forward
+    it->second.pin = std::move(pin);
+  }
+  if (p.schema) next.schema = *p.schema;
+
+  CommitRecord& head = next.head;
+  const CommitRecord& parent = current.head;
+  bool new_block = parent.block.empty() || parent.slot + 1 >= kHistoryBlockSlots;
+  head.block = new_block ? Ulid::New().ToString() : parent.block;
+  head.slot = new_block ? 0 : parent.slot + 1;
+  head.id = MakeCommitId(head.block, head.slot, p.intent_nonce);
+  head.parent_id = parent.id;
+  head.merged_parent_id.reset();
+  head.actor_id = p.actor_id;
+  head.created_at_us = p.created_at_us;
+  head.graph_branch = p.branch == kMainBranch ? std::nullopt : std::optional<std::string>(p.branch);
+  head.generation = parent.generation + 1;
+  head.manifest_version = current.manifest_version + 1;
+  next.manifest_version = head.manifest_version;
+
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr new_rows, EncodeGraphState(next));
+  OG_ASSIGN_OR_RETURN(table::StagedTransaction staged, table::StageOverwrite(manifest, {new_rows}));
+  auto committed = table::CommitLinear(staged);
+  if (!committed.ok()) {
+    if (committed.status().code() == ErrorCode::kCommitConflict) {
+      return ReadSetChanged(fmt::format("graph_head:{}", p.branch), p.expected_head,
+                            fmt::format("another commit at manifest version {}", head.manifest_version));
+    }
+    return committed.status();
+  }
+  return next;
+}
+
+Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branch) {
+  OG_ASSIGN_OR_RETURN(GraphState state, ReadState(branch));
+  std::vector<CommitRecord> commits = {state.head};
+  // Every __manifest version holds exactly the head it published, so the
+  // history of a linear branch is its versions, newest first.
+  for (uint64_t v = state.manifest_version; v-- > 1;) {
+    OG_ASSIGN_OR_RETURN(GraphState older, ReadState(branch, v));
+    commits.push_back(older.head);
+  }
+  return commits;
+}
+
+Result<CommitRecord> GraphStore::FindCommit(std::string_view id, std::string_view branch) {
+  OG_ASSIGN_OR_RETURN(auto commits, ListCommits(branch));
+  for (const CommitRecord& c : commits) {
+    // A lookup by intent nonce matches the hb1 id that wraps it.
+    if (c.id == id || (c.id.rfind("hb1.", 0) == 0 && c.id.size() > id.size() &&
+                       c.id.compare(c.id.size() - id.size(), id.size(), id) == 0 && c.id[c.id.size() - id.size() - 1] == '.')) {
+      return c;
+    }
+  }
+  return NotFound(fmt::format("commit '{}' not found", id));
+}
+
+}  // namespace omnigraph::graph

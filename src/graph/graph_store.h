@@ -1,0 +1,109 @@
+// One graph root: init, reading the `__manifest` state of a branch, opening
+// tables at their pins, and the one publication door (spec/engine.md §1.6,
+// §1.8, §2; design/write-path.md).
+//
+// A graph commit becomes visible exactly when one new `__manifest` version
+// exists. Publish() is the only writer of `__manifest` content: it re-reads
+// the branch's latest version, checks every captured precondition, and
+// commits the complete new row set as exactly version M+1 with a
+// put-if-absent, never retried. Losing that race is ReadSetChanged.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph_state.h"
+#include "io/object_store.h"
+#include "table/dataset.h"
+
+namespace omnigraph::graph {
+
+// One table effect to publish: the table's new pin and the pin it was
+// staged against.
+struct TableUpdate {
+  std::string table_key;
+  TableIdentity identity;
+  uint64_t expected_published_version = 0;  // the captured pin's published_version
+  TablePin new_pin;                         // published_version is set by Publish (expected + 1)
+};
+
+// Everything one publication needs, captured before any effect.
+struct Publication {
+  std::string branch = std::string(kMainBranch);
+  std::string expected_branch_identity = std::string(kMainBranch);
+  std::string expected_head;                 // exact head commit id captured
+  uint64_t expected_manifest_version = 0;    // M
+  std::vector<TableUpdate> updates;
+  std::optional<SchemaContract> schema;      // replacement contract, if any
+  std::string intent_nonce;                  // ULID minted with the write intent
+  std::optional<std::string> actor_id;
+  int64_t created_at_us = 0;
+};
+
+class GraphStore {
+ public:
+  struct TableSpec {
+    std::string table_key;  // "node:Person"
+    uint64_t stable_id = 0;
+    Schema schema;          // physical columns (field ids assigned by Create)
+  };
+
+  // Creates a graph at `root`: claims the root with __init_claim.json, creates
+  // every table at version 1, then `__manifest` in one Create holding all
+  // table rows, the schema contract and the genesis commit (ULID).
+  // Errors: AlreadyExists ("already initialized" when __manifest exists,
+  // "initialization claimed" when another init holds the claim), IoError.
+  static Result<std::shared_ptr<GraphStore>> Init(ObjectStorePtr store, std::string root, SchemaContract contract,
+                                                  const std::vector<TableSpec>& tables);
+
+  // Opens an existing graph and checks its storage stamp.
+  // Errors: NotFound (no graph at root), Unsupported (stamp), CorruptData.
+  static Result<std::shared_ptr<GraphStore>> Open(ObjectStorePtr store, std::string root);
+
+  const ObjectStorePtr& store() const { return store_; }
+  const std::string& root() const { return root_; }
+
+  // The latest state of `branch` (always a fresh read of __manifest), or the
+  // state at `manifest_version`.
+  Result<GraphState> ReadState(std::string_view branch = kMainBranch,
+                               std::optional<uint64_t> manifest_version = std::nullopt);
+
+  // Opens `table` at its pin. Datasets are cached by exact physical identity
+  // (location, Lance version), so repeated reads reuse opened manifests.
+  // Errors: VersionReclaimed when the pinned manifest is gone, CorruptData
+  // when the opened transaction is not the pinned one.
+  Result<table::Dataset> OpenTable(const TableEntry& table);
+
+  // The one publication door. Errors: ReadSetChanged (details: member,
+  // expected, actual) when any captured precondition no longer holds or
+  // another writer published version M+1 first; IoError.
+  Result<GraphState> Publish(const Publication& publication);
+
+  // Commits reachable from `branch`'s head, newest first.
+  Result<std::vector<CommitRecord>> ListCommits(std::string_view branch = kMainBranch);
+  // The commit with `id` on `branch`'s history. NotFound when absent.
+  Result<CommitRecord> FindCommit(std::string_view id, std::string_view branch = kMainBranch);
+
+  // Store key of a path under the graph root.
+  std::string Key(std::string_view relative) const { return JoinPath(root_, relative); }
+
+ private:
+  GraphStore(ObjectStorePtr store, std::string root) : store_(std::move(store)), root_(std::move(root)) {}
+  Result<table::Dataset> OpenManifest(std::string_view branch, std::optional<uint64_t> version);
+
+  ObjectStorePtr store_;
+  std::string root_;
+  std::mutex cache_mutex_;
+  std::map<std::pair<std::string, uint64_t>, table::Dataset> table_cache_;
+};
+
+// "hb1.<block>.<slot>.<nonce>" (spec/engine.md §2.2).
+std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce);
+inline constexpr uint32_t kHistoryBlockSlots = 16384;
+
+}  // namespace omnigraph::graph

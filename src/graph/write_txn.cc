@@ -1,0 +1,187 @@
+#include "graph/write_txn.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "table/commit.h"
+#include "table/staging.h"
+#include "util/random.h"
+#include "util/ulid.h"
+
+namespace omnigraph::graph {
+namespace {
+
+// Process-local gates of one graph root (design/write-path.md "gates"):
+// they only order work inside this process; correctness across processes
+// comes from the __manifest put-if-absent.
+struct Gates {
+  std::shared_mutex schema;
+  std::mutex registry;
+  std::map<std::string, std::unique_ptr<std::mutex>> branches;
+  std::map<std::string, std::unique_ptr<std::mutex>> tables;
+
+  std::mutex& Branch(const std::string& name) { return Named(branches, name); }
+  std::mutex& Table(const std::string& key) { return Named(tables, key); }
+
+ private:
+  std::mutex& Named(std::map<std::string, std::unique_ptr<std::mutex>>& map, const std::string& name) {
+    std::lock_guard<std::mutex> lock(registry);
+    auto& slot = map[name];
+    if (!slot) slot = std::make_unique<std::mutex>();
+    return *slot;
+  }
+};
+
+Gates& GatesFor(const std::string& graph_uri) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<Gates>> all;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = all[graph_uri];
+  if (!slot) slot = std::make_unique<Gates>();
+  return *slot;
+}
+
+constexpr uint64_t kKeyedWriteMaxRows = 8192;
+
+struct StagedTable {
+  const TableEntry* entry;
+  table::StagedTransaction staged;
+};
+
+Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, const TableEntry& entry,
+                                       const TableChange& change) {
+  OG_ASSIGN_OR_RETURN(table::Dataset base, graph.OpenTable(entry));
+  table::StageOptions options;
+  options.transaction_uuid = Uuid::Random().ToString();
+  options.properties[std::string(kStagedAgainstBranchIncarnation)] = txn.base.branch_identity;
+  options.properties[std::string(kStagedAgainstGraphHead)] = txn.base.head.id;
+  switch (change.kind) {
+    case TableChange::Kind::kUpsert:
+    case TableChange::Kind::kStrictInsert: {
+      uint64_t rows = 0;
+      for (const RecordBatchPtr& b : change.rows) rows += static_cast<uint64_t>(b->num_rows());
+      if (rows > kKeyedWriteMaxRows) {
+        return ResourceLimitExceeded(fmt::format("keyed write entities for {}", entry.table_key), kKeyedWriteMaxRows,
+                                     rows);
+      }
+      table::MergeInsertOptions merge;
+      merge.key_column = "id";
+      merge.mode = change.kind == TableChange::Kind::kUpsert ? table::MergeInsertMode::kUpsert
+                                                             : table::MergeInsertMode::kStrictInsert;
+      auto staged = table::StageMergeInsert(base, change.rows, merge, options);
+      if (!staged.ok() && staged.status().code() == ErrorCode::kKeyConflict) {
+        const std::string& id = staged.status().details().at("key");
+        return Status(ErrorCode::kKeyConflict,
+                      fmt::format("{} type '{}' already has this id: '{}'", entry.is_node() ? "node" : "edge",
+                                  entry.type_name(), id),
+                      {{"entity_kind", entry.is_node() ? "node" : "edge"},
+                       {"type_name", entry.type_name()},
+                       {"entity_id", id}});
+      }
+      return staged;
+    }
+    case TableChange::Kind::kOverwrite:
+      return table::StageOverwrite(base, change.rows, std::nullopt, options);
+    case TableChange::Kind::kDeleteIds: {
+      nlohmann::json ids = change.delete_ids;
+      std::string text = ids.dump();
+      if (text.size() <= kDeletedIdsInlineBytes) {
+        options.properties[std::string(kDeletedIds)] = std::move(text);
+      } else {
+        // Large id sets live in a side file written before the commit.
+        std::string path = fmt::format("{}/_deleted_ids/{}.json", entry.location, options.transaction_uuid);
+        OG_RETURN_IF_ERROR(graph.store()->Put(graph.Key(path), text));
+        options.properties[std::string(kDeletedIdsPath)] = path;
+      }
+      std::vector<Scalar> keys;
+      keys.reserve(change.delete_ids.size());
+      for (const std::string& id : change.delete_ids) keys.push_back(Scalar::String(id));
+      return table::StageDeleteIds(base, "id", keys, options);
+    }
+  }
+  return Internal("unknown table change kind");
+}
+
+}  // namespace
+
+Result<WriteTxn> WriteTxn::Capture(GraphStore& graph, std::string_view branch) {
+  WriteTxn txn;
+  OG_ASSIGN_OR_RETURN(txn.base, graph.ReadState(branch));
+  txn.intent_nonce = Ulid::New().ToString();
+  txn.created_at_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  return txn;
+}
+
+Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, const std::vector<TableChange>& changes) {
+  // Stage outside the gates.
+  std::vector<StagedTable> staged;
+  std::vector<std::string> keys;
+  for (const TableChange& change : changes) {
+    const TableEntry* entry = txn.base.FindTable(change.table_key);
+    if (entry == nullptr) return InvalidArgument(fmt::format("unknown table '{}'", change.table_key));
+    if (std::find(keys.begin(), keys.end(), change.table_key) != keys.end()) {
+      return Internal(fmt::format("two changes to table '{}' in one write", change.table_key));
+    }
+    keys.push_back(change.table_key);
+    OG_ASSIGN_OR_RETURN(table::StagedTransaction transaction, Stage(graph, txn, *entry, change));
+    staged.push_back(StagedTable{entry, std::move(transaction)});
+  }
+
+  // Gates in the fixed order: schema permit (shared), branch, sorted tables.
+  Gates& gates = GatesFor(graph.store()->Uri(graph.root()));
+  std::shared_lock<std::shared_mutex> schema_permit(gates.schema);
+  std::lock_guard<std::mutex> branch_gate(gates.Branch(txn.base.branch));
+  std::sort(keys.begin(), keys.end());
+  std::vector<std::unique_lock<std::mutex>> table_gates;
+  for (const std::string& key : keys) table_gates.emplace_back(gates.Table(key));
+
+  // Recheck the authority before any effect: a moved branch means the
+  // staging is stale, and committing it would only create garbage.
+  OG_ASSIGN_OR_RETURN(uint64_t latest, table::Dataset::LatestVersion(graph.store().get(), graph.Key(kManifestDir)));
+  if (latest != txn.base.manifest_version) {
+    return Status(ErrorCode::kReadSetChanged,
+                  fmt::format("read set changed: branch '{}' moved from manifest version {} to {} before the write "
+                              "committed", txn.base.branch, txn.base.manifest_version, latest),
+                  {{"member", fmt::format("graph_head:{}", txn.base.branch)},
+                   {"expected", std::to_string(txn.base.manifest_version)},
+                   {"actual", std::to_string(latest)}});
+  }
+
+  // Commit each participant as a detached version of its pin.
+  Publication publication;
+  publication.branch = txn.base.branch;
+  publication.expected_branch_identity = txn.base.branch_identity;
+  publication.expected_head = txn.base.head.id;
+  publication.expected_manifest_version = txn.base.manifest_version;
+  publication.intent_nonce = txn.intent_nonce;
+  publication.actor_id = txn.actor_id;
+  publication.created_at_us = txn.created_at_us;
+  for (StagedTable& s : staged) {
+    OG_ASSIGN_OR_RETURN(table::Dataset committed, table::CommitDetached(s.staged));
+    TableUpdate update;
+    update.table_key = s.entry->table_key;
+    update.identity = s.entry->identity;
+    update.expected_published_version = s.entry->pin.published_version;
+    update.new_pin.staged_version = committed.version();
+    update.new_pin.transaction_uuid = s.staged.transaction.uuid;
+    update.new_pin.row_count = committed.CountRows();
+    update.new_pin.manifest_path = committed.manifest_path().substr(graph.root().empty() ? 0 : graph.root().size() + 1);
+    update.new_pin.manifest_size = committed.manifest_size();
+    publication.updates.push_back(std::move(update));
+  }
+
+  // The one publication door.
+  OG_ASSIGN_OR_RETURN(GraphState published, graph.Publish(publication));
+  CommitRecord head = published.head;
+  return WriteResult{std::move(published), std::move(head)};
+}
+
+}  // namespace omnigraph::graph
