@@ -173,6 +173,34 @@ Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
   return *opened;
 }
 
+Result<TableDataPtr> GraphStore::LoadTable(const TableEntry& table) {
+  auto key = std::make_pair(Key(table.location), table.pin.LanceVersion());
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (auto it = data_cache_.find(key); it != data_cache_.end()) {
+      it->second.last_use = ++data_cache_clock_;
+      return it->second.data;
+    }
+  }
+  OG_ASSIGN_OR_RETURN(table::Dataset dataset, OpenTable(table));
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, dataset.ToBatch({}));
+  if (!rows->GetColumn("id")) return CorruptData(fmt::format("table '{}' has no id column", table.table_key));
+  auto data = std::make_shared<const TableData>(std::move(rows));
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (auto it = data_cache_.find(key); it != data_cache_.end()) return it->second.data;  // lost a load race
+  data_cache_bytes_ += data->MemoryBytes();
+  data_cache_[key] = CachedData{data, ++data_cache_clock_};
+  while (data_cache_bytes_ > kTableDataCacheBytes && data_cache_.size() > 1) {
+    auto oldest = data_cache_.begin();
+    for (auto it = data_cache_.begin(); it != data_cache_.end(); ++it) {
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    }
+    data_cache_bytes_ -= oldest->second.data->MemoryBytes();
+    data_cache_.erase(oldest);
+  }
+  return data;
+}
+
 Result<GraphState> GraphStore::Publish(const Publication& p) {
   OG_ASSIGN_OR_RETURN(table::Dataset manifest, OpenManifest(p.branch, std::nullopt));
   OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, manifest.ToBatch({}));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "graph/graph_state.h"
+#include "graph/table_data.h"
 #include "io/object_store.h"
 #include "table/dataset.h"
 
@@ -79,6 +80,10 @@ class GraphStore {
   // when the opened transaction is not the pinned one.
   Result<table::Dataset> OpenTable(const TableEntry& table);
 
+  // Every live row of `table` at its pin, cached by exact identity (bounded
+  // by kTableDataCacheBytes, least recently used first out).
+  Result<TableDataPtr> LoadTable(const TableEntry& table);
+
   // The one publication door. Errors: ReadSetChanged (details: member,
   // expected, actual) when any captured precondition no longer holds or
   // another writer published version M+1 first; IoError.
@@ -100,10 +105,18 @@ class GraphStore {
   std::string root_;
   std::mutex cache_mutex_;
   std::map<std::pair<std::string, uint64_t>, table::Dataset> table_cache_;
+  struct CachedData {
+    TableDataPtr data;
+    uint64_t last_use = 0;
+  };
+  std::map<std::pair<std::string, uint64_t>, CachedData> data_cache_;
+  uint64_t data_cache_clock_ = 0;
+  int64_t data_cache_bytes_ = 0;
 };
 
 // "hb1.<block>.<slot>.<nonce>" (spec/engine.md §2.2).
 std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce);
 inline constexpr uint32_t kHistoryBlockSlots = 16384;
+inline constexpr int64_t kTableDataCacheBytes = int64_t{512} << 20;
 
 }  // namespace omnigraph::graph

@@ -1,0 +1,160 @@
+#include "api/omnigraph.h"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "compiler/catalog.h"
+#include "exec/export.h"
+#include "exec/loader.h"
+#include "exec/write_delta.h"
+#include "graph/write_txn.h"
+#include "io/local_store.h"
+
+namespace omnigraph::api {
+namespace {
+
+// Insert-only writers (append/merge loads, insert mutations) re-prepare from
+// a fresh capture when the branch moved before any effect (engine.md §5.2).
+constexpr int kMaxRePrepareAttempts = 32;
+
+exec::LoadMode ToExecMode(LoadMode mode) {
+  switch (mode) {
+    case LoadMode::kOverwrite: return exec::LoadMode::kOverwrite;
+    case LoadMode::kAppend: return exec::LoadMode::kAppend;
+    case LoadMode::kMerge: return exec::LoadMode::kMerge;
+  }
+  return exec::LoadMode::kMerge;
+}
+
+}  // namespace
+
+std::optional<LoadMode> ParseLoadMode(std::string_view name) {
+  if (name == "overwrite") return LoadMode::kOverwrite;
+  if (name == "append") return LoadMode::kAppend;
+  if (name == "merge") return LoadMode::kMerge;
+  return std::nullopt;
+}
+
+std::string_view LoadModeName(LoadMode mode) {
+  switch (mode) {
+    case LoadMode::kOverwrite: return "overwrite";
+    case LoadMode::kAppend: return "append";
+    case LoadMode::kMerge: return "merge";
+  }
+  return "?";
+}
+
+Omnigraph::Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph)
+    : uri_(std::move(uri)), graph_(std::move(graph)) {}
+
+Omnigraph::~Omnigraph() = default;
+
+Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::string_view schema_source,
+                                                   std::string_view schema_file) {
+  OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::CompileSchema(schema_source, schema_file));
+  std::error_code ec;
+  std::filesystem::create_directories(uri, ec);
+  if (ec) return IoError(fmt::format("cannot create '{}': {}", uri, ec.message()));
+  auto store = LocalStore::Make(uri);
+  std::vector<graph::GraphStore::TableSpec> tables;
+  for (const compiler::NodeType& node : catalog.nodes()) {
+    tables.push_back({node.TableKey(), node.stable_id, catalog.NodeTableSchema(node)});
+  }
+  for (const compiler::EdgeType& edge : catalog.edges()) {
+    tables.push_back({edge.TableKey(), edge.stable_id, catalog.EdgeTableSchema(edge)});
+  }
+  graph::SchemaContract contract{std::string(schema_source), catalog.ToIrJson(), catalog.IrHash()};
+  auto graph = graph::GraphStore::Init(store, "", std::move(contract), tables);
+  if (!graph.ok()) {
+    if (graph.status().details().count("kind") && graph.status().details().at("kind") == "already_initialized") {
+      return Status(ErrorCode::kAlreadyExists, fmt::format("graph '{}' is already initialized", uri),
+                    {{"kind", "already_initialized"}});
+    }
+    return graph.status();
+  }
+  return std::unique_ptr<Omnigraph>(new Omnigraph(uri, *graph));
+}
+
+Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
+  if (!std::filesystem::is_directory(uri)) return NotFound(fmt::format("no graph at '{}'", uri));
+  OG_ASSIGN_OR_RETURN(auto graph, graph::GraphStore::Open(LocalStore::Make(uri), ""));
+  return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(graph)));
+}
+
+Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::CatalogFor(const graph::GraphState& state) {
+  if (auto it = catalogs_.find(state.schema.ir_hash); it != catalogs_.end()) return it->second;
+  auto compiled = compiler::CompileSchema(state.schema.source, "schema.pg");
+  if (!compiled.ok()) {
+    return CorruptData(fmt::format("the graph's accepted schema no longer compiles: {}", compiled.status().message()));
+  }
+  if (compiled->IrHash() != state.schema.ir_hash) {
+    return CorruptData(fmt::format("the graph's schema contract hash {} does not match its source (hash {})",
+                                   state.schema.ir_hash, compiled->IrHash()));
+  }
+  auto catalog = std::make_shared<const compiler::Catalog>(std::move(compiled).value());
+  catalogs_[state.schema.ir_hash] = catalog;
+  return catalog;
+}
+
+Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::Catalog() {
+  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState());
+  return CatalogFor(state);
+}
+
+Result<std::string> Omnigraph::SchemaSource() {
+  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState());
+  return state.schema.source;
+}
+
+Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_name, LoadMode mode,
+                                   const std::string& branch) {
+  for (int attempt = 0;; ++attempt) {
+    OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
+    OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
+    OG_ASSIGN_OR_RETURN(exec::LoadPlan plan,
+                        exec::PlanLoad(*graph_, txn.base, *catalog, data, file_name, ToExecMode(mode)));
+    OG_RETURN_IF_ERROR(exec::ValidateWrite(*graph_, txn.base, *catalog, plan.delta));
+    auto written = graph::CommitTableChanges(*graph_, txn, exec::ToTableChanges(plan.delta));
+    if (!written.ok()) {
+      bool retry = written.status().code() == ErrorCode::kReadSetChanged && mode != LoadMode::kOverwrite &&
+                   attempt + 1 < kMaxRePrepareAttempts;
+      if (retry) continue;
+      return written.status();
+    }
+    LoadReport report;
+    report.branch = branch;
+    report.mode = mode;
+    for (const auto& [name, n] : plan.node_records) report.nodes.push_back({name, n});
+    for (const auto& [name, n] : plan.edge_records) report.edges.push_back({name, n});
+    report.total_entities = plan.total_records;
+    report.commit = written->commit;
+    return report;
+  }
+}
+
+Result<std::string> Omnigraph::Export(const std::string& branch, const std::vector<std::string>& types) {
+  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState(branch));
+  return exec::ExportGraph(*graph_, state, types);
+}
+
+Result<SnapshotInfo> Omnigraph::Snapshot(const std::string& branch) {
+  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState(branch));
+  SnapshotInfo info;
+  info.graph_branch = state.branch;
+  info.graph_manifest_version = state.manifest_version;
+  info.head_commit_id = state.head.id;
+  for (const auto& [key, table] : state.tables) {
+    info.datasets.push_back(DatasetInfo{table.is_node() ? "node" : "edge", table.type_name(), table.location,
+                                        table.pin.published_version, table.pin.row_count});
+  }
+  return info;
+}
+
+Result<std::vector<graph::CommitRecord>> Omnigraph::ListCommits(const std::string& branch) {
+  return graph_->ListCommits(branch);
+}
+
+Result<graph::CommitRecord> Omnigraph::ShowCommit(const std::string& id) { return graph_->FindCommit(id); }
+
+}  // namespace omnigraph::api

@@ -1,0 +1,128 @@
+// The embedded C++ API: one handle per graph. Every front end (CLI, server)
+// goes through it (architecture.md §2 api).
+//
+// Reads resolve one snapshot (branch + __manifest version) and read every
+// table at its pin; writes go through the one publication door
+// (graph/write_txn.h). Errors are typed Status values (util/status.h) with
+// stable codes and HTTP statuses.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/result_format.h"
+#include "graph/graph_store.h"
+
+namespace omnigraph::compiler {
+class Catalog;
+}
+
+namespace omnigraph::api {
+
+enum class LoadMode { kOverwrite, kAppend, kMerge };
+
+// Parses "overwrite" | "append" | "merge".
+std::optional<LoadMode> ParseLoadMode(std::string_view name);
+std::string_view LoadModeName(LoadMode mode);
+
+struct TypeCount {
+  std::string name;
+  uint64_t entities_loaded = 0;
+};
+
+struct LoadReport {
+  std::string branch = "main";
+  LoadMode mode = LoadMode::kMerge;
+  std::vector<TypeCount> nodes;  // sorted by name; counts input records
+  std::vector<TypeCount> edges;
+  uint64_t total_entities = 0;
+  std::optional<graph::CommitRecord> commit;
+};
+
+struct MutationReport {
+  std::string branch = "main";
+  std::string query_name;
+  uint64_t affected_nodes = 0;
+  uint64_t affected_edges = 0;
+  std::optional<graph::CommitRecord> commit;  // nullopt when nothing changed
+};
+
+struct DatasetInfo {
+  std::string entity_kind;  // "node" | "edge"
+  std::string type_name;
+  std::string dataset_path;
+  uint64_t published_dataset_version = 0;
+  uint64_t entity_count = 0;
+};
+
+struct SnapshotInfo {
+  std::string graph_branch = "main";
+  uint64_t graph_manifest_version = 0;
+  uint32_t internal_schema_version = graph::kStorageStamp;
+  std::string head_commit_id;
+  std::vector<DatasetInfo> datasets;  // sorted by internal key
+};
+
+// Where a read happens: the latest state of a branch, or a past commit.
+struct ReadTarget {
+  std::string branch = "main";
+  std::optional<std::string> snapshot;  // a graph commit id
+};
+
+class Omnigraph {
+ public:
+  // Creates a graph in directory `uri` (created if missing) from `.pg`
+  // source. Errors: compiler errors (InvalidArgument, "parse error: …" /
+  // "catalog error: …" naming file:line:column), AlreadyExists.
+  static Result<std::unique_ptr<Omnigraph>> Init(const std::string& uri, std::string_view schema_source,
+                                                 std::string_view schema_file = "schema.pg");
+  // Opens an existing graph. Errors: NotFound, Unsupported (stamp), CorruptData.
+  static Result<std::unique_ptr<Omnigraph>> Open(const std::string& uri);
+
+  ~Omnigraph();
+
+  const std::string& uri() const { return uri_; }
+  graph::GraphStore& store() { return *graph_; }
+
+  // The accepted schema (compiled from the head's schema contract).
+  Result<std::shared_ptr<const compiler::Catalog>> Catalog();
+  Result<std::string> SchemaSource();
+
+  // Strict NDJSON load (spec/surface.md §4): validates everything, then one
+  // atomic commit. `file_name` names the input in errors ("data.jsonl:7: …").
+  Result<LoadReport> Load(std::string_view data, std::string_view file_name, LoadMode mode,
+                          const std::string& branch = "main");
+
+  // Runs read query `name` from `.gq` source (the only query when `name` is
+  // empty). `params_json` is a JSON object.
+  Result<exec::QueryResult> Query(std::string_view source, std::string_view source_file, const std::string& name,
+                                  std::string_view params_json, const ReadTarget& target = {});
+
+  // Runs mutation `name`. `if_commit`: publish only if the branch head is
+  // still that commit (PreconditionFailed otherwise).
+  Result<MutationReport> Mutate(std::string_view source, std::string_view source_file, const std::string& name,
+                                std::string_view params_json, const std::string& branch = "main",
+                                const std::optional<std::string>& if_commit = std::nullopt);
+
+  // NDJSON export (spec/surface.md §4.5); `types` empty = every type.
+  Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types);
+
+  Result<SnapshotInfo> Snapshot(const std::string& branch = "main");
+  Result<std::vector<graph::CommitRecord>> ListCommits(const std::string& branch = "main");
+  Result<graph::CommitRecord> ShowCommit(const std::string& id);
+
+ private:
+  Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph);
+  Result<std::shared_ptr<const compiler::Catalog>> CatalogFor(const graph::GraphState& state);
+
+  std::string uri_;
+  std::shared_ptr<graph::GraphStore> graph_;
+  // Compiled catalogs by schema IR hash (immutable; disposable cache).
+  std::map<std::string, std::shared_ptr<const compiler::Catalog>> catalogs_;
+};
+
+}  // namespace omnigraph::api

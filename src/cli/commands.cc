@@ -1,0 +1,455 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "api/omnigraph.h"
+#include "compiler/lint.h"
+
+namespace omnigraph::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kVersion = "0.1.0";
+
+struct GlobalFlags {
+  std::string store;
+  bool json = false;
+  bool quiet = false;
+  bool yes = false;
+  std::string actor;
+};
+
+// Errors go to stderr only (stdout stays parseable for --json callers).
+int Fail(const Status& st, bool /*json*/ = false) {
+  std::cerr << "error: " << st.message() << "\n";
+  return kExitError;
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(fmt::format("cannot read '{}'", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// The graph a command addresses: the positional URI, else --store.
+Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags& flags) {
+  if (!positional.empty() && !flags.store.empty() && positional != flags.store) {
+    return InvalidArgument("pass the graph either as a positional URI or with --store, not both");
+  }
+  std::string uri = positional.empty() ? flags.store : positional;
+  if (uri.empty()) return InvalidArgument("no graph given: pass a graph URI or --store <path>");
+  if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
+    return InvalidArgument("a remote graph must be addressed with --server <url>, which this build does not serve");
+  }
+  if (uri.rfind("file://", 0) == 0) uri = uri.substr(7);
+  return uri;
+}
+
+void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri) {
+  if (!flags.quiet) std::cerr << fmt::format("omnigraph {} → {} (direct, local)\n", verb, uri);
+}
+
+Json CommitJson(const graph::CommitRecord& c) {
+  Json j;
+  j["graph_commit_id"] = c.id;
+  j["graph_branch"] = c.graph_branch ? Json(*c.graph_branch) : Json(nullptr);
+  j["graph_manifest_version"] = c.manifest_version;
+  j["parent_commit_id"] = c.parent_id ? Json(*c.parent_id) : Json(nullptr);
+  j["merged_parent_commit_id"] = c.merged_parent_id ? Json(*c.merged_parent_id) : Json(nullptr);
+  j["actor_id"] = c.actor_id ? Json(*c.actor_id) : Json(nullptr);
+  j["created_at"] = c.created_at_us;
+  return j;
+}
+
+Result<std::string> ReadParams(const std::string& params, const std::string& params_file) {
+  if (!params.empty() && !params_file.empty()) return InvalidArgument("pass --params or --params-file, not both");
+  if (!params_file.empty()) return ReadFile(params_file);
+  return params.empty() ? std::string("{}") : params;
+}
+
+}  // namespace
+
+int Run(int argc, char** argv) {
+  CLI::App app{"omnigraph: a typed property-graph database on Lance"};
+  app.require_subcommand(0, 1);
+  GlobalFlags flags;
+  bool show_version = false;
+  app.add_option("--store", flags.store, "address one graph's storage directly (path or file:// URI)");
+  app.add_flag("--json", flags.json, "print JSON instead of human text");
+  app.add_flag("--quiet", flags.quiet, "suppress the stderr write-target line");
+  app.add_flag("--yes", flags.yes, "consent to destructive writes against non-local targets");
+  app.add_option("--as", flags.actor, "actor id for writes");
+  app.add_flag("-v,--version", show_version, "print the version");
+  app.set_help_all_flag("--help-all");
+
+  int exit_code = kExitOk;
+
+  // ---- init
+  auto* init = app.add_subcommand("init", "create a graph from a .pg schema");
+  std::string init_schema, init_uri;
+  bool init_force = false;
+  init->add_option("--schema", init_schema, "schema file (.pg)")->required();
+  init->add_option("uri", init_uri, "graph directory");
+  init->add_flag("--force", init_force, "replace orphan schema files");
+  init->callback([&] {
+    auto uri = ResolveUri(init_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto source = ReadFile(init_schema);
+    if (!source.ok()) return void(exit_code = Fail(source.status()));
+    auto graph = api::Omnigraph::Init(*uri, *source, init_schema);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    if (flags.json) {
+      std::cout << Json{{"uri", *uri}}.dump(2) << "\n";
+    } else {
+      std::cout << "initialized " << *uri << "\n";
+    }
+  });
+
+  // ---- load
+  auto* load = app.add_subcommand("load", "strict NDJSON load (one atomic commit)");
+  std::string load_uri, load_data, load_mode, load_branch = "main";
+  load->add_option("uri", load_uri, "graph directory");
+  load->add_option("--data", load_data, "NDJSON file")->required();
+  load->add_option("--mode", load_mode, "overwrite | append | merge")->required();
+  load->add_option("--branch", load_branch, "target branch (default main)");
+  load->callback([&] {
+    auto mode = api::ParseLoadMode(load_mode);
+    if (!mode) {
+      std::cerr << "error: --mode must be overwrite, append or merge\n";
+      return void(exit_code = kExitUsage);
+    }
+    auto uri = ResolveUri(load_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto data = ReadFile(load_data);
+    if (!data.ok()) return void(exit_code = Fail(data.status()));
+    EchoWriteTarget(flags, "load", *uri);
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto report = (*graph)->Load(*data, load_data, *mode, load_branch);
+    if (!report.ok()) return void(exit_code = Fail(report.status(), flags.json));
+    if (flags.json) {
+      Json j;
+      j["uri"] = *uri;
+      j["branch"] = report->branch;
+      j["mode"] = std::string(api::LoadModeName(report->mode));
+      j["branch_created"] = false;
+      auto counts = [](const std::vector<api::TypeCount>& list) {
+        Json out = Json::array();
+        for (const auto& c : list) out.push_back({{"name", c.name}, {"entities_loaded", c.entities_loaded}});
+        return out;
+      };
+      j["nodes"] = counts(report->nodes);
+      j["edges"] = counts(report->edges);
+      j["total_entities"] = report->total_entities;
+      j["commit"] = report->commit ? CommitJson(*report->commit) : Json(nullptr);
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("loaded {} on branch {} with {}: {} entities across {} node types and {} edge types\n",
+                               *uri, report->branch, api::LoadModeName(report->mode), report->total_entities,
+                               report->nodes.size(), report->edges.size());
+    }
+  });
+
+  // ---- query / mutate
+  auto* query = app.add_subcommand("query", "run a read query");
+  query->alias("read");
+  auto* mutate = app.add_subcommand("mutate", "run a mutation");
+  mutate->alias("change");
+  std::string q_name, q_file, q_inline, q_params, q_params_file, q_branch = "main", q_snapshot, q_format, q_if_commit;
+  for (CLI::App* cmd : {query, mutate}) {
+    cmd->add_option("name", q_name, "query name (required when the source holds several)");
+    cmd->add_option("--query", q_file, "query file (.gq)");
+    cmd->add_option("-e,--query-string", q_inline, "query source text");
+    cmd->add_option("--params", q_params, "parameters as a JSON object");
+    cmd->add_option("--params-file", q_params_file, "file holding the parameters JSON object");
+    cmd->add_option("--branch", q_branch, "branch (default main)");
+  }
+  query->add_option("--snapshot", q_snapshot, "read the graph as of a commit id");
+  query->add_option("--format", q_format, "table | kv | csv | jsonl | json");
+  mutate->add_option("--if-commit", q_if_commit, "publish only if the branch head is this commit");
+  auto query_source = [&](std::string* source, std::string* file) -> Status {
+    if (!q_file.empty() == !q_inline.empty()) {
+      return InvalidArgument("pass exactly one of --query FILE or -e/--query-string SOURCE");
+    }
+    if (!q_inline.empty()) {
+      *source = q_inline;
+      *file = "<inline>";
+      return Status::OK();
+    }
+    OG_ASSIGN_OR_RETURN(*source, ReadFile(q_file));
+    *file = q_file;
+    return Status::OK();
+  };
+  query->callback([&] {
+    std::string source, file;
+    Status st = query_source(&source, &file);
+    if (!st.ok()) return void(exit_code = Fail(st));
+    if (!q_snapshot.empty() && q_branch != "main") {
+      std::cerr << "error: --branch and --snapshot are mutually exclusive\n";
+      return void(exit_code = kExitUsage);
+    }
+    exec::OutputFormat format = exec::OutputFormat::kTable;
+    if (flags.json) {
+      format = exec::OutputFormat::kJson;
+    } else if (!q_format.empty()) {
+      auto parsed = exec::ParseOutputFormat(q_format);
+      if (!parsed) {
+        std::cerr << "error: --format must be table, kv, csv, jsonl or json\n";
+        return void(exit_code = kExitUsage);
+      }
+      format = *parsed;
+    }
+    auto uri = ResolveUri("", flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto params = ReadParams(q_params, q_params_file);
+    if (!params.ok()) return void(exit_code = Fail(params.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    api::ReadTarget target;
+    target.branch = q_branch;
+    if (!q_snapshot.empty()) target.snapshot = q_snapshot;
+    auto result = (*graph)->Query(source, file, q_name, *params, target);
+    if (!result.ok()) return void(exit_code = Fail(result.status(), flags.json));
+    std::cout << exec::FormatResult(*result, format);
+  });
+  mutate->callback([&] {
+    std::string source, file;
+    Status st = query_source(&source, &file);
+    if (!st.ok()) return void(exit_code = Fail(st));
+    auto uri = ResolveUri("", flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto params = ReadParams(q_params, q_params_file);
+    if (!params.ok()) return void(exit_code = Fail(params.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    std::optional<std::string> if_commit;
+    if (!q_if_commit.empty()) if_commit = q_if_commit;
+    auto report = (*graph)->Mutate(source, file, q_name, *params, q_branch, if_commit);
+    if (!report.ok()) {
+      if (report.status().code() == ErrorCode::kPreconditionFailed) {
+        if (flags.json) {
+          Json body = {{"expected", report.status().details().count("expected") ? report.status().details().at("expected") : ""},
+                       {"actual", report.status().details().count("actual") ? report.status().details().at("actual") : ""}};
+          std::cout << body.dump(2) << "\n";
+        }
+        std::cerr << "error: " << report.status().message() << "\n";
+        return void(exit_code = kExitPreconditionFailed);
+      }
+      return void(exit_code = Fail(report.status(), flags.json));
+    }
+    if (flags.json) {
+      Json j;
+      j["branch"] = report->branch;
+      j["query_name"] = report->query_name;
+      j["affected_nodes"] = report->affected_nodes;
+      j["affected_edges"] = report->affected_edges;
+      j["actor_id"] = flags.actor.empty() ? Json(nullptr) : Json(flags.actor);
+      j["commit"] = report->commit ? CommitJson(*report->commit) : Json(nullptr);
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report->branch, report->query_name,
+                               report->affected_nodes, report->affected_edges);
+    }
+  });
+
+  // ---- export
+  auto* exp = app.add_subcommand("export", "NDJSON export of a branch");
+  std::string export_uri, export_branch = "main";
+  std::vector<std::string> export_types;
+  bool export_jsonl = false;
+  exp->add_option("uri", export_uri, "graph directory");
+  exp->add_option("--branch", export_branch, "branch (default main)");
+  exp->add_option("--type", export_types, "only these node/edge types");
+  exp->add_flag("--jsonl", export_jsonl, "accepted for compatibility (no effect)");
+  exp->callback([&] {
+    auto uri = ResolveUri(export_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status()));
+    auto out = (*graph)->Export(export_branch, export_types);
+    if (!out.ok()) return void(exit_code = Fail(out.status()));
+    std::cout << *out;
+  });
+
+  // ---- snapshot
+  auto* snap = app.add_subcommand("snapshot", "show the datasets a branch reads");
+  std::string snap_uri, snap_branch = "main";
+  snap->add_option("uri", snap_uri, "graph directory");
+  snap->add_option("--branch", snap_branch, "branch (default main)");
+  snap->callback([&] {
+    auto uri = ResolveUri(snap_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto info = (*graph)->Snapshot(snap_branch);
+    if (!info.ok()) return void(exit_code = Fail(info.status(), flags.json));
+    if (flags.json) {
+      Json j;
+      j["graph_branch"] = info->graph_branch;
+      j["graph_manifest_version"] = info->graph_manifest_version;
+      j["internal_schema_version"] = info->internal_schema_version;
+      Json datasets = Json::array();
+      for (const auto& d : info->datasets) {
+        datasets.push_back({{"entity_kind", d.entity_kind},
+                            {"type_name", d.type_name},
+                            {"dataset_path", d.dataset_path},
+                            {"published_dataset_version", d.published_dataset_version},
+                            {"native_dataset_branch", nullptr},
+                            {"entity_count", d.entity_count}});
+      }
+      j["datasets"] = datasets;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << fmt::format("graph_branch: {}\ngraph_manifest_version: {}\ninternal_schema_version: {}\n",
+                               info->graph_branch, info->graph_manifest_version, info->internal_schema_version);
+      for (const auto& d : info->datasets) {
+        std::cout << fmt::format("{} type '{}' published_dataset_version={} native_dataset_branch=main entities={}\n",
+                                 d.entity_kind, d.type_name, d.published_dataset_version, d.entity_count);
+      }
+    }
+  });
+
+  // ---- schema show
+  auto* schema = app.add_subcommand("schema", "schema commands");
+  auto* schema_show = schema->add_subcommand("show", "print the accepted schema");
+  schema_show->alias("get");
+  std::string schema_uri;
+  schema_show->add_option("uri", schema_uri, "graph directory");
+  schema_show->callback([&] {
+    auto uri = ResolveUri(schema_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto source = (*graph)->SchemaSource();
+    if (!source.ok()) return void(exit_code = Fail(source.status(), flags.json));
+    if (flags.json) {
+      std::cout << Json{{"schema_source", *source}}.dump(2) << "\n";
+    } else {
+      std::cout << *source;
+      if (!source->empty() && source->back() != '\n') std::cout << "\n";
+    }
+  });
+  schema->require_subcommand(1);
+
+  // ---- lint
+  auto* lint = app.add_subcommand("lint", "check queries against a schema");
+  std::string lint_uri, lint_query, lint_schema;
+  lint->add_option("uri", lint_uri, "graph directory (when no --schema)");
+  lint->add_option("--query", lint_query, "query file (.gq)")->required();
+  lint->add_option("--schema", lint_schema, "schema file (.pg)");
+  lint->callback([&] {
+    auto queries = ReadFile(lint_query);
+    if (!queries.ok()) return void(exit_code = Fail(queries.status()));
+    std::string schema_source, schema_label;
+    compiler::LintSchemaSource origin;
+    if (!lint_schema.empty()) {
+      auto s = ReadFile(lint_schema);
+      if (!s.ok()) return void(exit_code = Fail(s.status()));
+      schema_source = *s;
+      origin = compiler::LintSchemaSource::File(lint_schema);
+    } else {
+      auto uri = ResolveUri(lint_uri, flags);
+      if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+      auto graph = api::Omnigraph::Open(*uri);
+      if (!graph.ok()) return void(exit_code = Fail(graph.status()));
+      auto s = (*graph)->SchemaSource();
+      if (!s.ok()) return void(exit_code = Fail(s.status()));
+      schema_source = *s;
+      origin = compiler::LintSchemaSource::Graph(*uri);
+    }
+    auto report = compiler::LintQueries(schema_source, lint_schema.empty() ? "schema.pg" : lint_schema, *queries,
+                                        lint_query, origin);
+    if (!report.ok()) return void(exit_code = Fail(report.status(), flags.json));
+    std::cout << (flags.json ? report->ToJson() : report->ToHuman());
+    if (report->has_errors()) exit_code = kExitError;
+  });
+
+  // ---- commit list / show
+  auto* commit = app.add_subcommand("commit", "graph commit history");
+  auto* commit_list = commit->add_subcommand("list", "commits reachable from a branch, newest first");
+  std::string commit_uri, commit_branch = "main", commit_id;
+  commit_list->add_option("uri", commit_uri, "graph directory");
+  commit_list->add_option("--branch", commit_branch, "branch (default main)");
+  commit_list->callback([&] {
+    auto uri = ResolveUri(commit_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto commits = (*graph)->ListCommits(commit_branch);
+    if (!commits.ok()) return void(exit_code = Fail(commits.status(), flags.json));
+    if (flags.json) {
+      Json list = Json::array();
+      for (const auto& c : *commits) list.push_back(CommitJson(c));
+      std::cout << Json{{"commits", list}}.dump(2) << "\n";
+    } else {
+      for (const auto& c : *commits) {
+        std::cout << fmt::format("{} graph_branch={} graph_manifest_version={}{}\n", c.id,
+                                 c.graph_branch.value_or("main"), c.manifest_version,
+                                 c.actor_id ? " actor=" + *c.actor_id : "");
+      }
+    }
+  });
+  auto* commit_show = commit->add_subcommand("show", "one commit");
+  std::string show_uri;
+  commit_show->add_option("--uri", show_uri, "graph directory");
+  commit_show->add_option("id", commit_id, "graph commit id")->required();
+  commit_show->callback([&] {
+    auto uri = ResolveUri(show_uri, flags);
+    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
+    auto graph = api::Omnigraph::Open(*uri);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto c = (*graph)->ShowCommit(commit_id);
+    if (!c.ok()) return void(exit_code = Fail(c.status(), flags.json));
+    if (flags.json) {
+      std::cout << CommitJson(*c).dump(2) << "\n";
+    } else {
+      std::cout << "graph_commit_id: " << c->id << "\n";
+      std::cout << "graph_branch: " << c->graph_branch.value_or("main") << "\n";
+      std::cout << "graph_manifest_version: " << c->manifest_version << "\n";
+      if (c->parent_id) std::cout << "parent_commit_id: " << *c->parent_id << "\n";
+      if (c->merged_parent_id) std::cout << "merged_parent_commit_id: " << *c->merged_parent_id << "\n";
+      if (c->actor_id) std::cout << "actor_id: " << *c->actor_id << "\n";
+      std::cout << "created_at: " << c->created_at_us << "\n";
+    }
+  });
+  commit->require_subcommand(1);
+
+  // ---- version
+  auto* version = app.add_subcommand("version", "print the version");
+  version->callback([&] {
+    std::cout << "omnigraph " << kVersion << "\ninternal-schema " << graph::kStorageStamp << "\n";
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  }
+  if (show_version && app.get_subcommands().empty()) {
+    std::cout << "omnigraph " << kVersion << "\n";
+    return kExitOk;
+  }
+  if (app.get_subcommands().empty()) {
+    std::cerr << app.help();
+    return kExitUsage;
+  }
+  return exit_code;
+}
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,258 @@
+#include "compiler/scanner.h"
+
+#include <algorithm>
+
+namespace omnigraph::compiler {
+
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsAlnum(char c) { return IsDigit(c) || IsLower(c) || IsUpper(c); }
+
+}  // namespace
+
+bool Scanner::IsIdentChar(char c) { return IsAlnum(c) || c == '_'; }
+
+void Scanner::SkipTrivia() {
+  while (pos_ < src_.size()) {
+    char c = src_[pos_];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++pos_;
+      continue;
+    }
+    if (c == '/' && pos_ + 1 < src_.size()) {
+      if (src_[pos_ + 1] == '/') {
+        size_t nl = src_.find('\n', pos_);
+        pos_ = nl == std::string_view::npos ? src_.size() : nl;
+        continue;
+      }
+      if (src_[pos_ + 1] == '*') {
+        size_t close = src_.find("*/", pos_ + 2);
+        if (close == std::string_view::npos) return;  // unterminated: not trivia
+        pos_ = close + 2;
+        continue;
+      }
+    }
+    return;
+  }
+}
+
+size_t Scanner::PeekTokenStart() {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  pos_ = saved;
+  return start;
+}
+
+bool Scanner::AtEnd() {
+  size_t saved = pos_;
+  SkipTrivia();
+  if (pos_ >= src_.size()) return true;
+  return Fail("end of input", saved, pos_);
+}
+
+bool Scanner::Fail(std::string_view what, size_t saved, size_t at) {
+  Expect(what, at);
+  pos_ = saved;
+  return false;
+}
+
+void Scanner::Expect(std::string_view what, size_t at) {
+  if (quiet_ > 0 || at < furthest_) return;
+  if (at > furthest_) {
+    furthest_ = at;
+    expected_.clear();
+  }
+  std::string item(what);
+  if (std::find(expected_.begin(), expected_.end(), item) == expected_.end()) expected_.push_back(std::move(item));
+}
+
+std::string Scanner::ExpectedMessage() const {
+  std::string out = "expected ";
+  if (expected_.empty()) {
+    out += "valid input";
+  } else {
+    for (size_t i = 0; i < expected_.size(); ++i) {
+      if (i > 0) out += (i + 1 == expected_.size()) ? " or " : ", ";
+      out += expected_[i];
+    }
+  }
+  if (furthest_ >= src_.size()) {
+    out += ", found end of input";
+  } else {
+    // Quote the whole UTF-8 character at the failure position.
+    size_t len = 1;
+    while (furthest_ + len < src_.size() && (static_cast<unsigned char>(src_[furthest_ + len]) & 0xC0) == 0x80) ++len;
+    std::string_view found = src_.substr(furthest_, len);
+    if (found == "\n" || found == "\r") {
+      out += ", found end of line";
+    } else {
+      out += ", found `" + std::string(found) + "`";
+    }
+  }
+  return out;
+}
+
+bool Scanner::Lit(std::string_view text) {
+  size_t saved = pos_;
+  SkipTrivia();
+  if (src_.substr(pos_, text.size()) == text) {
+    pos_ += text.size();
+    return true;
+  }
+  return Fail("`" + std::string(text) + "`", saved, pos_);
+}
+
+bool Scanner::Word(std::string_view text) {
+  size_t saved = pos_;
+  SkipTrivia();
+  if (src_.substr(pos_, text.size()) == text &&
+      (pos_ + text.size() >= src_.size() || !IsIdentChar(src_[pos_ + text.size()]))) {
+    pos_ += text.size();
+    return true;
+  }
+  return Fail("`" + std::string(text) + "`", saved, pos_);
+}
+
+bool Scanner::PeekLit(std::string_view text) {
+  size_t start = PeekTokenStart();
+  return src_.substr(start, text.size()) == text;
+}
+
+bool Scanner::Ident(std::string* out, const char* what) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  if (pos_ < src_.size() && (IsLower(src_[pos_]) || src_[pos_] == '_')) {
+    ++pos_;
+    while (pos_ < src_.size() && IsIdentChar(src_[pos_])) ++pos_;
+    *out = std::string(src_.substr(start, pos_ - start));
+    return true;
+  }
+  return Fail(what, saved, start);
+}
+
+bool Scanner::TypeName(std::string* out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  if (pos_ < src_.size() && IsUpper(src_[pos_])) {
+    ++pos_;
+    while (pos_ < src_.size() && IsIdentChar(src_[pos_])) ++pos_;
+    *out = std::string(src_.substr(start, pos_ - start));
+    return true;
+  }
+  return Fail("type name", saved, start);
+}
+
+bool Scanner::Integer(std::string* out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  while (pos_ < src_.size() && IsDigit(src_[pos_])) ++pos_;
+  if (pos_ == start) return Fail("integer", saved, start);
+  *out = std::string(src_.substr(start, pos_ - start));
+  return true;
+}
+
+bool Scanner::Float(std::string* out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  size_t p = pos_;
+  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  if (p == start || p >= src_.size() || src_[p] != '.') return Fail("float", saved, start);
+  size_t frac = ++p;
+  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  if (p == frac) return Fail("float", saved, start);
+  pos_ = p;
+  *out = std::string(src_.substr(start, pos_ - start));
+  return true;
+}
+
+bool Scanner::SignedFloat(std::string* out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  size_t p = pos_;
+  if (p < src_.size() && src_[p] == '-') ++p;
+  size_t digits = p;
+  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  if (p == digits || p >= src_.size() || src_[p] != '.') return Fail("number", saved, start);
+  size_t frac = ++p;
+  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  if (p == frac) return Fail("number", saved, start);
+  pos_ = p;
+  *out = std::string(src_.substr(start, pos_ - start));
+  return true;
+}
+
+bool Scanner::SignedInteger(std::string* out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  size_t p = pos_;
+  if (p < src_.size() && src_[p] == '-') ++p;
+  size_t digits = p;
+  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  if (p == digits) return Fail("number", saved, start);
+  pos_ = p;
+  *out = std::string(src_.substr(start, pos_ - start));
+  return true;
+}
+
+bool Scanner::StringLit(std::string* body, size_t* start_out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  if (pos_ >= src_.size() || src_[pos_] != '"') return Fail("string", saved, start);
+  size_t p = pos_ + 1;
+  while (p < src_.size() && src_[p] != '"') {
+    if (src_[p] == '\\') {
+      if (p + 1 >= src_.size()) break;
+      p += 2;
+    } else {
+      ++p;
+    }
+  }
+  if (p >= src_.size()) {
+    // Unterminated: the string rule fails at the opening quote, but the
+    // useful place to point at is the end of input where `"` was expected.
+    Expect("`\"`", src_.size());
+    pos_ = saved;
+    return false;
+  }
+  *body = std::string(src_.substr(start + 1, p - start - 1));
+  *start_out = start;
+  pos_ = p + 1;
+  return true;
+}
+
+bool Scanner::Variable(std::string* name) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  if (pos_ < src_.size() && src_[pos_] == '$' && pos_ + 1 < src_.size() &&
+      (IsLower(src_[pos_ + 1]) || src_[pos_ + 1] == '_')) {
+    pos_ += 2;
+    while (pos_ < src_.size() && IsIdentChar(src_[pos_])) ++pos_;
+    *name = std::string(src_.substr(start + 1, pos_ - start - 1));
+    return true;
+  }
+  return Fail("variable", saved, start);
+}
+
+bool Scanner::EnumValue(std::string* out) {
+  size_t saved = pos_;
+  SkipTrivia();
+  size_t start = pos_;
+  while (pos_ < src_.size() && (IsIdentChar(src_[pos_]) || src_[pos_] == '-')) ++pos_;
+  if (pos_ == start) return Fail("enum value", saved, start);
+  *out = std::string(src_.substr(start, pos_ - start));
+  return true;
+}
+
+}  // namespace omnigraph::compiler

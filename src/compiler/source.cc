@@ -1,0 +1,148 @@
+#include "compiler/source.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace omnigraph::compiler {
+
+namespace {
+
+bool IsContinuationByte(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+Status Located(std::string_view prefix, std::string_view code, std::string_view file, std::string_view source,
+               SourceLocation loc, std::string_view what) {
+  std::string message = fmt::format("{} {}:{}:{}: {}", prefix, file, loc.line, loc.column, what);
+  std::string caret = CaretDiagnostic(source, loc);
+  if (!caret.empty()) message += "\n" + caret;
+  Status::Details details{{"code", std::string(code)},
+                          {"file", std::string(file)},
+                          {"line", std::to_string(loc.line)},
+                          {"column", std::to_string(loc.column)}};
+  return Status(ErrorCode::kInvalidArgument, std::move(message), std::move(details));
+}
+
+}  // namespace
+
+SourceLocation LocateOffset(std::string_view source, size_t offset) {
+  if (offset > source.size()) offset = source.size();
+  SourceLocation loc;
+  loc.line = 1;
+  loc.column = 1;
+  loc.offset = static_cast<uint32_t>(offset);
+  for (size_t i = 0; i < offset; ++i) {
+    unsigned char c = static_cast<unsigned char>(source[i]);
+    if (c == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else if (!IsContinuationByte(c)) {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+LineIndex::LineIndex(std::string_view source) : source_(source) {
+  line_starts_.push_back(0);
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\n') line_starts_.push_back(i + 1);
+  }
+}
+
+SourceLocation LineIndex::Locate(size_t offset) const {
+  if (offset > source_.size()) offset = source_.size();
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  size_t line = static_cast<size_t>(it - line_starts_.begin());  // 1-based
+  size_t begin = line_starts_[line - 1];
+  SourceLocation loc;
+  loc.line = static_cast<uint32_t>(line);
+  loc.column = 1;
+  loc.offset = static_cast<uint32_t>(offset);
+  for (size_t i = begin; i < offset; ++i) {
+    if (!IsContinuationByte(static_cast<unsigned char>(source_[i]))) ++loc.column;
+  }
+  return loc;
+}
+
+std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
+  if (!loc.known()) return "";
+  size_t offset = std::min<size_t>(loc.offset, source.size());
+  size_t begin = 0;
+  if (offset > 0) {
+    size_t newline = source.rfind('\n', offset - 1);
+    if (newline != std::string_view::npos) begin = newline + 1;
+  }
+  size_t end = source.find('\n', begin);
+  if (end == std::string_view::npos) end = source.size();
+  std::string_view line = source.substr(begin, end - begin);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  std::string number = std::to_string(loc.line);
+  std::string gutter(number.size(), ' ');
+  // Pad with spaces per code point, but keep tabs so the caret lines up.
+  std::string pad;
+  for (size_t i = begin; i < offset && i < end; ++i) {
+    unsigned char c = static_cast<unsigned char>(source[i]);
+    if (c == '\t') {
+      pad += '\t';
+    } else if (!IsContinuationByte(c)) {
+      pad += ' ';
+    }
+  }
+  return fmt::format("{} | {}\n{} | {}^", number, line, gutter, pad);
+}
+
+Status ParseErrorAt(std::string_view file, std::string_view source, SourceLocation loc, std::string_view what) {
+  return Located("parse error:", "parse", file, source, loc, what);
+}
+
+Status CatalogErrorAt(std::string_view file, std::string_view source, SourceLocation loc, std::string_view what) {
+  return Located("catalog error:", "catalog", file, source, loc, what);
+}
+
+Status TypeError(std::string_view code, std::string_view what, SourceLocation loc) {
+  std::string message =
+      code.empty() ? fmt::format("type error: {}", what) : fmt::format("type error: {}: {}", code, what);
+  Status::Details details{{"code", code.empty() ? std::string("type") : std::string(code)}};
+  if (loc.known()) {
+    details["line"] = std::to_string(loc.line);
+    details["column"] = std::to_string(loc.column);
+  }
+  return Status(ErrorCode::kInvalidArgument, std::move(message), std::move(details));
+}
+
+bool DecodeStringBody(std::string_view body, std::string* out, std::string* error, size_t* bad_offset) {
+  out->clear();
+  out->reserve(body.size());
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\') {
+      out->push_back(c);
+      continue;
+    }
+    if (i + 1 >= body.size()) {
+      *error = "unsupported escape sequence: \\";
+      *bad_offset = i;
+      return false;
+    }
+    char e = body[i + 1];
+    switch (e) {
+      case '"': out->push_back('"'); break;
+      case '\\': out->push_back('\\'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
+      default: {
+        // Name the whole escaped character (it may be multi-byte UTF-8).
+        size_t len = 1;
+        while (i + 1 + len < body.size() && IsContinuationByte(static_cast<unsigned char>(body[i + 1 + len]))) ++len;
+        *error = fmt::format("unsupported escape sequence: \\{}", body.substr(i + 1, len));
+        *bad_offset = i;
+        return false;
+      }
+    }
+    ++i;
+  }
+  return true;
+}
+
+}  // namespace omnigraph::compiler

@@ -1,0 +1,68 @@
+// Source positions and compiler error construction shared by the `.pg` and
+// `.gq` front ends (spec/surface.md §6.1).
+//
+// Every compiler error is a Status with code kInvalidArgument whose message
+// starts with its category prefix:
+//   parse error: <file>:<line>:<col>: <what>      (grammar, schema validation)
+//   catalog error: <file>:<line>:<col>: <what>    (duplicate types, endpoints)
+//   type error: T<n>: <what>                      (query type checking)
+// Parse and catalog messages continue with a caret diagnostic: the source
+// line and a `^` under the column. Type errors carry no location in the
+// message (their text is part of the contract); their location is in the
+// Status details ("line", "column", "query"). Every compiler error carries
+// details["code"]: "parse", "catalog", "T<n>", "type" (uncoded type error)
+// or "mutation_mix" (the D2 rule).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace omnigraph::compiler {
+
+// 1-based line and column (columns count Unicode code points) plus the byte
+// offset into the source. A default location (line 0) means "unknown".
+struct SourceLocation {
+  uint32_t line = 0;
+  uint32_t column = 0;
+  uint32_t offset = 0;
+
+  bool known() const { return line != 0; }
+};
+
+// The location of byte `offset` in `source` (clamped to the end).
+SourceLocation LocateOffset(std::string_view source, size_t offset);
+
+// Line starts of one source, for repeated O(log n) locating.
+class LineIndex {
+ public:
+  explicit LineIndex(std::string_view source);
+  SourceLocation Locate(size_t offset) const;
+
+ private:
+  std::string_view source_;
+  std::vector<size_t> line_starts_;
+};
+
+// The two caret lines for `loc`: "  12 | <source line>\n     |    ^".
+std::string CaretDiagnostic(std::string_view source, SourceLocation loc);
+
+// "parse error: <file>:<line>:<col>: <what>\n<caret>" (kInvalidArgument,
+// details code=parse, line, column, file).
+Status ParseErrorAt(std::string_view file, std::string_view source, SourceLocation loc, std::string_view what);
+// Same with the "catalog error:" prefix and details code=catalog.
+Status CatalogErrorAt(std::string_view file, std::string_view source, SourceLocation loc, std::string_view what);
+// "type error: T<n>: <what>" (or "type error: <what>" when `code` is empty);
+// details code=T<n>|type and, when known, line/column.
+Status TypeError(std::string_view code, std::string_view what, SourceLocation loc = {});
+
+// Decodes the body of a string literal (the text between the quotes, with
+// escapes still encoded). Only \" \\ \n \r \t are legal (§1.1); anything
+// else fails with "unsupported escape sequence: \X" and `*bad_offset` set to
+// the byte offset of the backslash within `body`.
+bool DecodeStringBody(std::string_view body, std::string* out, std::string* error, size_t* bad_offset);
+
+}  // namespace omnigraph::compiler

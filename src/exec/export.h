@@ -1,0 +1,22 @@
+// NDJSON export (spec/surface.md §4.5): edge datasets before node datasets
+// (lexical table-key order), rows ordered by id, `data.id` first then every
+// property with NULLs included; Date/DateTime as integers, Blob bytes as
+// "base64:…". The output round-trips through a strict load.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/graph_store.h"
+
+namespace omnigraph::exec {
+
+// `types` names node or edge types to export; empty = all. Errors:
+// InvalidArgument "unknown export type 'T'", storage errors.
+Result<std::string> ExportGraph(graph::GraphStore& graph, const graph::GraphState& state,
+                                const std::vector<std::string>& types);
+
+// Standard base64 with padding.
+std::string EncodeBase64(std::string_view bytes);
+
+}  // namespace omnigraph::exec

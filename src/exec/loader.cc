@@ -1,0 +1,307 @@
+#include "exec/loader.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "columnar/builder.h"
+#include "compiler/entity_id.h"
+#include "exec/json_value.h"
+
+namespace omnigraph::exec {
+namespace {
+
+using compiler::Catalog;
+using compiler::EdgeType;
+using compiler::NodeType;
+using compiler::Property;
+
+const std::set<std::string_view>& ReservedNames() {
+  static const std::set<std::string_view> kNames = {"_tombstone", "_rowid", "_rowaddr", "_rowoffset",
+                                                    "_row_created_at_version", "_row_last_updated_at_version"};
+  return kNames;
+}
+
+// Rows of one table accumulated from the file.
+struct TableInput {
+  const NodeType* node = nullptr;
+  const EdgeType* edge = nullptr;
+  std::string table_key;
+  std::string type_name;
+  SchemaPtr schema;  // physical
+  std::vector<const Property*> properties;  // schema column -> property (nullptr for id/src/dst)
+  std::vector<std::unique_ptr<ArrayBuilder>> columns;
+  std::vector<std::optional<std::string>> explicit_ids;
+  std::vector<std::string> src, dst;
+  std::vector<uint64_t> lines;
+  uint64_t records = 0;
+
+  int ColumnOf(std::string_view name) const { return schema->FieldIndex(name); }
+};
+
+class Loader {
+ public:
+  Loader(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog, std::string_view file,
+         LoadMode mode)
+      : graph_(graph), base_(base), catalog_(catalog), file_(file), mode_(mode) {}
+
+  Result<LoadPlan> Run(std::string_view data) {
+    uint64_t line_no = 0;
+    size_t pos = 0;
+    while (pos <= data.size()) {
+      size_t end = data.find('\n', pos);
+      if (end == std::string_view::npos) end = data.size();
+      std::string_view line = data.substr(pos, end - pos);
+      ++line_no;
+      pos = end + 1;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+        if (end == data.size()) break;
+        continue;
+      }
+      if (line.size() > kMaxLineBytes) {
+        return ResourceLimitExceeded("graph_batch_line_bytes", kMaxLineBytes, line.size())
+            .WithContext(fmt::format("{}:{}", file_, line_no));
+      }
+      Status st = Record(line, line_no);
+      if (!st.ok()) return st;
+      if (end == data.size()) break;
+    }
+    return Finish();
+  }
+
+ private:
+  Status LineError(uint64_t line, std::string_view what) const {
+    return InvalidArgument(fmt::format("{}:{}: {}", file_, line, what));
+  }
+
+  Result<TableInput*> Input(const NodeType* node, const EdgeType* edge) {
+    std::string key = node ? node->TableKey() : edge->TableKey();
+    auto it = inputs_.find(key);
+    if (it != inputs_.end()) return &it->second;
+    TableInput& in = inputs_[key];
+    in.node = node;
+    in.edge = edge;
+    in.table_key = key;
+    in.type_name = node ? node->name : edge->name;
+    Schema schema = node ? catalog_.NodeTableSchema(*node) : catalog_.EdgeTableSchema(*edge);
+    schema.AssignMissingFieldIds();
+    in.schema = std::make_shared<const Schema>(std::move(schema));
+    for (const Field& f : in.schema->fields()) {
+      in.columns.push_back(ArrayBuilder::Make(f.type));
+      in.properties.push_back(node ? node->FindProperty(f.name) : edge->FindProperty(f.name));
+    }
+    return &in;
+  }
+
+  Status Record(std::string_view line, uint64_t line_no) {
+    auto parsed = JsonValue::ParseLine(line);
+    if (!parsed.ok()) {
+      if (parsed.status().code() == ErrorCode::kResourceLimitExceeded) {
+        return parsed.status().WithContext(fmt::format("{}:{}", file_, line_no));
+      }
+      return LineError(line_no, parsed.status().message());
+    }
+    const JsonValue& record = *parsed;
+    if (!record.is_object()) return LineError(line_no, "a graph batch line must be a JSON object");
+    auto type = record.Get("type");
+    auto edge = record.Get("edge");
+    if (type.has_value() == edge.has_value()) {
+      return LineError(line_no, "a graph batch record needs exactly one of 'type' (node) or 'edge'");
+    }
+    for (const auto& [name, value] : record.Members()) {
+      if (ReservedNames().count(name) || name == "id" || name == "src" || name == "dst") {
+        return LineError(line_no, fmt::format("top-level field '{}' is reserved physical state", name));
+      }
+      bool allowed = type ? (name == "type" || name == "data")
+                          : (name == "edge" || name == "from" || name == "to" || name == "data");
+      if (!allowed) return LineError(line_no, fmt::format("unknown top-level graph batch field '{}'", name));
+    }
+    auto data = record.Get("data");
+    if (data && !data->is_object()) return LineError(line_no, "'data' must be a JSON object");
+    JsonValue empty;
+    if (!data) {
+      auto parsed_empty = JsonValue::ParseLine("{}");
+      empty = *parsed_empty;
+    }
+    const JsonValue& body = data ? *data : empty;
+
+    TableInput* in = nullptr;
+    if (type) {
+      if (!type->is_string()) return LineError(line_no, "'type' must be a string");
+      const NodeType* node = catalog_.FindNode(type->string());
+      if (!node) return LineError(line_no, fmt::format("unknown node type '{}'", type->string()));
+      OG_ASSIGN_OR_RETURN(in, Input(node, nullptr));
+    } else {
+      if (!edge->is_string()) return LineError(line_no, "'edge' must be a string");
+      const EdgeType* e = catalog_.FindEdge(edge->string());
+      if (!e) return LineError(line_no, fmt::format("unknown edge type '{}'", edge->string()));
+      OG_ASSIGN_OR_RETURN(in, Input(nullptr, e));
+      auto from = record.Get("from");
+      auto to = record.Get("to");
+      if (!from || !from->is_string()) return LineError(line_no, "edge record needs a string 'from'");
+      if (!to || !to->is_string()) return LineError(line_no, "edge record needs a string 'to'");
+      in->src.push_back(from->string());
+      in->dst.push_back(to->string());
+    }
+
+    // Validate member names before converting values.
+    std::optional<std::string> explicit_id;
+    auto members = body.Members();
+    std::unordered_map<std::string_view, const JsonValue*> by_name;
+    for (const auto& [name, value] : members) {
+      if (name == "id") {
+        if (!value.is_string()) return LineError(line_no, "'data.id' must be a string");
+        explicit_id = value.string();
+        continue;
+      }
+      if (ReservedNames().count(name)) {
+        return LineError(line_no, fmt::format("input field '{}' is reserved physical state", name));
+      }
+      if (in->edge && (name == "src" || name == "dst")) {
+        return LineError(line_no, fmt::format("edge data field '{}' is reserved structural state", name));
+      }
+      bool declared = in->node ? in->node->FindProperty(name) != nullptr : in->edge->FindProperty(name) != nullptr;
+      if (!declared) {
+        return LineError(line_no, fmt::format("unknown input field '{}' for '{}'", name, in->table_key));
+      }
+      by_name[name] = &value;
+    }
+    JsonValue null_value;  // default-constructed = null
+    for (size_t c = 0; c < in->columns.size(); ++c) {
+      const Property* property = in->properties[c];
+      if (property == nullptr) continue;  // id / src / dst, filled at the end
+      auto it = by_name.find(property->name);
+      const JsonValue& value = it == by_name.end() ? null_value : *it->second;
+      Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get());
+      if (!st.ok()) return LineError(line_no, st.message());
+    }
+    in->explicit_ids.push_back(std::move(explicit_id));
+    in->lines.push_back(line_no);
+    ++in->records;
+    ++total_;
+    return Status::OK();
+  }
+
+  // Builds the table's batch with ids, applying the mode's duplicate rules.
+  Result<RecordBatchPtr> FinishTable(TableInput& in) {
+    int64_t rows = static_cast<int64_t>(in.lines.size());
+    std::vector<ArrayPtr> columns(in.columns.size());
+    for (size_t c = 0; c < in.columns.size(); ++c) {
+      if (in.properties[c]) columns[c] = in.columns[c]->Finish();
+    }
+    // Ids.
+    std::vector<std::string> ids(rows);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (in.node && in.node->keyed()) {
+        std::vector<Scalar> key;
+        for (const std::string& k : in.node->key) key.push_back(GetScalar(*columns[in.ColumnOf(k)], r));
+        auto derived = compiler::DeriveKeyId(*in.node, key);
+        if (!derived.ok()) return LineError(in.lines[r], derived.status().message());
+        if (in.explicit_ids[r] && *in.explicit_ids[r] != *derived) {
+          return LineError(in.lines[r], fmt::format("node {} explicit id '{}' does not match its canonical @key id '{}'",
+                                                    in.type_name, *in.explicit_ids[r], *derived));
+        }
+        ids[r] = std::move(*derived);
+      } else {
+        ids[r] = in.explicit_ids[r] ? *in.explicit_ids[r] : compiler::NewEntityId();
+      }
+    }
+    // Duplicates within the file.
+    std::unordered_map<std::string, int64_t> last;
+    std::vector<int64_t> keep;
+    for (int64_t r = 0; r < rows; ++r) {
+      auto [it, inserted] = last.emplace(ids[r], r);
+      if (inserted) continue;
+      if (in.node && in.node->keyed()) {
+        std::string cols = in.node->key.size() == 1 ? in.node->key.front()
+                                                    : "(" + fmt::format("{}", fmt::join(in.node->key, ", ")) + ")";
+        return LineError(in.lines[r], fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}' "
+                                                  "(lines {} and {})", in.type_name, cols, ids[r], ids[r], ids[r],
+                                                  in.lines[it->second], in.lines[r]));
+      }
+      if (mode_ != LoadMode::kMerge) {
+        return Status(ErrorCode::kKeyConflict,
+                      fmt::format("{}:{}: {} type '{}' already has this id: '{}' (repeated in the file)", file_,
+                                  in.lines[r], in.node ? "node" : "edge", in.type_name, ids[r]),
+                      {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", ids[r]}});
+      }
+      it->second = r;  // merge: the last occurrence wins
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      if (last[ids[r]] == r) keep.push_back(r);
+    }
+    BinaryBuilder id_builder(DataType::Utf8()), src_builder(DataType::Utf8()), dst_builder(DataType::Utf8());
+    for (int64_t r = 0; r < rows; ++r) {
+      id_builder.Append(ids[r]);
+      if (in.edge) {
+        src_builder.Append(in.src[r]);
+        dst_builder.Append(in.dst[r]);
+      }
+    }
+    columns[in.ColumnOf("id")] = id_builder.Finish();
+    if (in.edge) {
+      columns[in.ColumnOf("src")] = src_builder.Finish();
+      columns[in.ColumnOf("dst")] = dst_builder.Finish();
+    }
+    auto batch = std::make_shared<const RecordBatch>(in.schema, rows, std::move(columns));
+    if (static_cast<int64_t>(keep.size()) == rows) return RecordBatchPtr(batch);
+    return batch->Take(keep);
+  }
+
+  Result<LoadPlan> Finish() {
+    LoadPlan plan;
+    plan.total_records = total_;
+    for (auto& [key, in] : inputs_) {
+      (in.node ? plan.node_records : plan.edge_records)[in.type_name] = in.records;
+      OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, FinishTable(in));
+      TableDelta delta;
+      delta.table_key = key;
+      delta.upserts = rows;
+      switch (mode_) {
+        case LoadMode::kOverwrite: delta.replace_all = true; break;
+        case LoadMode::kMerge: delta.insert_kind = graph::TableChange::Kind::kUpsert; break;
+        case LoadMode::kAppend: {
+          delta.insert_kind = graph::TableChange::Kind::kStrictInsert;
+          // Refuse existing ids before anything is staged.
+          const graph::TableEntry* entry = base_.FindTable(key);
+          if (entry == nullptr) return Internal(fmt::format("table '{}' is not in the snapshot", key));
+          OG_ASSIGN_OR_RETURN(graph::TableDataPtr committed, graph_.LoadTable(*entry));
+          const Array& ids = *rows->GetColumn("id");
+          for (int64_t r = 0; r < ids.length(); ++r) {
+            if (committed->RowOf(ids.GetView(r)) >= 0) {
+              std::string id(ids.GetView(r));
+              return Status(ErrorCode::kKeyConflict,
+                            fmt::format("{} type '{}' already has this id: '{}'", in.node ? "node" : "edge",
+                                        in.type_name, id),
+                            {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", id}});
+            }
+          }
+          break;
+        }
+      }
+      plan.delta.emplace(key, std::move(delta));
+    }
+    return plan;
+  }
+
+  graph::GraphStore& graph_;
+  const graph::GraphState& base_;
+  const Catalog& catalog_;
+  std::string file_;
+  LoadMode mode_;
+  std::map<std::string, TableInput> inputs_;
+  uint64_t total_ = 0;
+};
+
+}  // namespace
+
+Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
+                          std::string_view data, std::string_view file_name, LoadMode mode) {
+  return Loader(graph, base, catalog, file_name, mode).Run(data);
+}
+
+}  // namespace omnigraph::exec

@@ -1,0 +1,44 @@
+// Strict NDJSON graph-batch load (spec/surface.md §4.1–§4.4).
+//
+// Every line is parsed, checked against the envelope rules and converted to
+// typed columns in memory; ids are derived (keyed nodes) or taken from
+// `data.id` / minted (ULID); then the whole file becomes one WriteDelta that
+// is validated and published as one atomic commit by the caller. Nothing is
+// written before the whole file is known to be valid.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "compiler/catalog.h"
+#include "exec/write_delta.h"
+#include "graph/graph_store.h"
+
+namespace omnigraph::exec {
+
+enum class LoadMode {
+  kOverwrite,  // each type present in the file is replaced by the file's records
+  kAppend,     // strict insert: an existing id is a KeyConflict
+  kMerge,      // upsert by id; repeated explicit ids in the file: last wins
+};
+
+struct LoadPlan {
+  WriteDelta delta;
+  std::map<std::string, uint64_t> node_records;  // input records per node type
+  std::map<std::string, uint64_t> edge_records;  // input records per edge type
+  uint64_t total_records = 0;
+};
+
+// Parses and converts `data` (the file's bytes). `file_name` prefixes every
+// error: "<file>:<line>: <what>" (plus ":<column>" for malformed JSON).
+// Errors: InvalidArgument (envelope, unknown type or field, value
+// conversion, missing key, explicit id mismatch, duplicate @key in the file
+// as an @unique violation), KeyConflict (append: an id already committed or
+// repeated in the file; overwrite: an explicit id repeated in the file),
+// ResourceLimitExceeded (line bytes, structural tokens).
+Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const compiler::Catalog& catalog,
+                          std::string_view data, std::string_view file_name, LoadMode mode);
+
+}  // namespace omnigraph::exec

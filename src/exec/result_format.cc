@@ -1,0 +1,205 @@
+#include "exec/result_format.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "exec/result_json.h"
+
+namespace omnigraph::exec {
+namespace {
+
+// Cell text for table/kv/csv: strings raw, numbers and bools as JSON text,
+// NULL as "null", lists and objects as compact JSON.
+std::string CellText(const Array& array, int64_t row) {
+  if (!array.IsNull(row) && (array.type_id() == TypeId::kUtf8 || array.type_id() == TypeId::kLargeBinary)) {
+    return std::string(array.GetView(row));
+  }
+  std::string json;
+  AppendCellJson(&json, array, row);
+  if (json.size() >= 2 && json.front() == '"' && (array.type_id() == TypeId::kDate32 || array.type_id() == TypeId::kDate64)) {
+    return json.substr(1, json.size() - 2);
+  }
+  return json;
+}
+
+// Number of UTF-8 code points (display width approximation).
+size_t DisplayWidth(std::string_view text) {
+  size_t width = 0;
+  for (unsigned char c : text) {
+    if ((c & 0xC0) != 0x80) ++width;
+  }
+  return width;
+}
+
+std::string EscapeNewlines(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
+// Truncates to `width` code points, ending with "…" when shortened.
+std::string Fit(const std::string& text, size_t width) {
+  if (DisplayWidth(text) <= width) return text;
+  std::string out;
+  size_t used = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t len = 1;
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xF0) len = 4;
+    else if (c >= 0xE0) len = 3;
+    else if (c >= 0xC0) len = 2;
+    if (used + 1 >= width) break;
+    out.append(text, i, len);
+    ++used;
+    i += len;
+  }
+  return out + "…";
+}
+
+std::string Pad(const std::string& text, size_t width) {
+  size_t w = DisplayWidth(text);
+  return w >= width ? text : text + std::string(width - w, ' ');
+}
+
+std::string Header(const QueryResult& result) {
+  std::string target = result.snapshot ? fmt::format("snapshot {}", *result.snapshot)
+                                       : fmt::format("branch {}", result.branch);
+  return fmt::format("{} rows from {} via {}\n", result.row_count(), target, result.query_name);
+}
+
+std::string CsvCell(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += "\"\"";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string TargetJson(const QueryResult& result) {
+  std::string out = "{\"branch\":";
+  AppendJsonString(&out, result.branch);
+  out += ",\"snapshot\":";
+  if (result.snapshot) AppendJsonString(&out, *result.snapshot);
+  else out += "null";
+  return out + "}";
+}
+
+}  // namespace
+
+std::optional<OutputFormat> ParseOutputFormat(std::string_view name) {
+  if (name == "table") return OutputFormat::kTable;
+  if (name == "kv") return OutputFormat::kKv;
+  if (name == "csv") return OutputFormat::kCsv;
+  if (name == "jsonl") return OutputFormat::kJsonl;
+  if (name == "json") return OutputFormat::kJson;
+  return std::nullopt;
+}
+
+std::string RowJson(const QueryResult& result, int64_t row) {
+  std::string out = "{";
+  for (size_t c = 0; c < result.columns.size(); ++c) {
+    if (c) out += ',';
+    AppendJsonString(&out, result.columns[c]);
+    out += ':';
+    AppendCellJson(&out, *result.rows->column(static_cast<int>(c)), row);
+  }
+  return out + "}";
+}
+
+std::string FormatResult(const QueryResult& result, OutputFormat format, const TableOptions& options) {
+  const int64_t rows = result.row_count();
+  const size_t columns = result.columns.size();
+  switch (format) {
+    case OutputFormat::kJsonl: {
+      std::string out = fmt::format("{{\"kind\":\"metadata\",\"query_name\":");
+      AppendJsonString(&out, result.query_name);
+      out += ",\"target\":" + TargetJson(result) + fmt::format(",\"row_count\":{}}}\n", rows);
+      for (int64_t r = 0; r < rows; ++r) out += RowJson(result, r) + "\n";
+      return out;
+    }
+    case OutputFormat::kJson: {
+      std::string out = "{\n  \"query_name\": ";
+      AppendJsonString(&out, result.query_name);
+      out += ",\n  \"target\": " + TargetJson(result) + fmt::format(",\n  \"row_count\": {}", rows);
+      if (columns > 0) {
+        out += ",\n  \"columns\": [";
+        for (size_t c = 0; c < columns; ++c) {
+          if (c) out += ", ";
+          AppendJsonString(&out, result.columns[c]);
+        }
+        out += "]";
+      }
+      out += ",\n  \"rows\": [";
+      for (int64_t r = 0; r < rows; ++r) out += (r ? ",\n    " : "\n    ") + RowJson(result, r);
+      out += rows ? "\n  ]" : "]";
+      if (result.graph_commit_id) {
+        out += ",\n  \"graph_commit_id\": ";
+        AppendJsonString(&out, *result.graph_commit_id);
+      }
+      return out + "\n}\n";
+    }
+    case OutputFormat::kCsv: {
+      std::string out;
+      for (size_t c = 0; c < columns; ++c) out += (c ? "," : "") + CsvCell(result.columns[c]);
+      out += "\n";
+      for (int64_t r = 0; r < rows; ++r) {
+        for (size_t c = 0; c < columns; ++c) {
+          out += (c ? "," : "") + CsvCell(CellText(*result.rows->column(static_cast<int>(c)), r));
+        }
+        out += "\n";
+      }
+      return out;
+    }
+    case OutputFormat::kKv: {
+      std::string out = Header(result);
+      if (rows == 0 || columns == 0) return out + "(no rows)\n";
+      for (int64_t r = 0; r < rows; ++r) {
+        if (r) out += "\n";
+        out += fmt::format("row {}\n", r + 1);
+        for (size_t c = 0; c < columns; ++c) {
+          out += result.columns[c] + ": " + EscapeNewlines(CellText(*result.rows->column(static_cast<int>(c)), r)) + "\n";
+        }
+      }
+      return out;
+    }
+    case OutputFormat::kTable: {
+      std::string out = Header(result);
+      if (columns == 0) return out + "(no rows)\n";
+      size_t cap = std::max<size_t>(options.max_column_width, 8);
+      std::vector<std::vector<std::string>> cells(rows);
+      std::vector<size_t> widths(columns);
+      for (size_t c = 0; c < columns; ++c) widths[c] = DisplayWidth(result.columns[c]);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (size_t c = 0; c < columns; ++c) {
+          cells[r].push_back(EscapeNewlines(CellText(*result.rows->column(static_cast<int>(c)), r)));
+          widths[c] = std::max(widths[c], DisplayWidth(cells[r].back()));
+        }
+      }
+      for (size_t& w : widths) w = std::min(w, cap);
+      auto line = [&](const std::vector<std::string>& values) {
+        std::string text;
+        for (size_t c = 0; c < columns; ++c) {
+          if (c) text += " | ";
+          text += Pad(Fit(values[c], widths[c]), widths[c]);
+        }
+        return text + "\n";
+      };
+      out += line(result.columns);
+      std::string separator;
+      for (size_t c = 0; c < columns; ++c) separator += (c ? "-+-" : "") + std::string(widths[c], '-');
+      out += separator + "\n";
+      for (int64_t r = 0; r < rows; ++r) out += line(cells[r]);
+      return out;
+    }
+  }
+  return "";
+}
+
+}  // namespace omnigraph::exec

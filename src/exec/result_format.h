@@ -1,0 +1,40 @@
+// Read-result output formats of the CLI and server (spec/surface.md §5.3):
+// table, kv, csv, jsonl and json.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+
+namespace omnigraph::exec {
+
+// A finished read: column names in projection order and the rows.
+struct QueryResult {
+  std::string query_name;
+  std::string branch = "main";
+  std::optional<std::string> snapshot;         // set when reading a past commit
+  std::optional<std::string> graph_commit_id;  // head commit of the snapshot read
+  std::vector<std::string> columns;
+  RecordBatchPtr rows;                         // may be null when there are no columns
+
+  int64_t row_count() const { return rows ? rows->num_rows() : 0; }
+};
+
+enum class OutputFormat { kTable, kKv, kCsv, kJsonl, kJson };
+
+// Parses "table" | "kv" | "csv" | "jsonl" | "json"; nullopt otherwise.
+std::optional<OutputFormat> ParseOutputFormat(std::string_view name);
+
+struct TableOptions {
+  size_t max_column_width = 80;  // cells wider than this are truncated with "…"
+};
+
+// The complete text written to stdout (ends with a newline).
+std::string FormatResult(const QueryResult& result, OutputFormat format, const TableOptions& options = {});
+
+// One row as a compact JSON object keyed by column name.
+std::string RowJson(const QueryResult& result, int64_t row);
+
+}  // namespace omnigraph::exec

@@ -1,0 +1,117 @@
+#include "exec/result_json.h"
+
+#include "compiler/temporal.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace omnigraph::exec {
+namespace {
+
+template <typename T>
+void AppendInteger(std::string* out, T value) {
+  char buffer[24];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, end);
+}
+
+void AppendFloat(std::string* out, double value) {
+  if (std::isnan(value)) {
+    out->append("\"NaN\"");
+  } else if (std::isinf(value)) {
+    out->append(value > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  } else {
+    char buffer[32];
+    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+    out->append(buffer, end);
+  }
+}
+
+}  // namespace
+
+void AppendJsonString(std::string* out, std::string_view text) {
+  out->push_back('"');
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      default:
+        if (c < 0x20) {
+          out->append(fmt::format("\\u{:04x}", c));
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendCellJson(std::string* out, const Array& array, int64_t row, TemporalEncoding temporal) {
+  if (array.IsNull(row)) {
+    out->append("null");
+    return;
+  }
+  switch (array.type_id()) {
+    case TypeId::kBool: out->append(array.BoolValue(row) ? "true" : "false"); return;
+    case TypeId::kInt32: AppendInteger(out, array.Value<int32_t>(row)); return;
+    case TypeId::kInt64: AppendInteger(out, array.Value<int64_t>(row)); return;
+    case TypeId::kUInt32: AppendInteger(out, array.Value<uint32_t>(row)); return;
+    case TypeId::kUInt64: AppendInteger(out, array.Value<uint64_t>(row)); return;
+    case TypeId::kFloat32: AppendFloat(out, static_cast<double>(array.Value<float>(row))); return;
+    case TypeId::kFloat64: AppendFloat(out, array.Value<double>(row)); return;
+    case TypeId::kDate32:
+      if (temporal == TemporalEncoding::kInteger) {
+        AppendInteger(out, array.Value<int32_t>(row));
+      } else {
+        AppendJsonString(out, compiler::FormatDate(array.Value<int32_t>(row)));
+      }
+      return;
+    case TypeId::kDate64:
+      if (temporal == TemporalEncoding::kInteger) {
+        AppendInteger(out, array.Value<int64_t>(row));
+      } else {
+        AppendJsonString(out, compiler::FormatDateTime(array.Value<int64_t>(row)));
+      }
+      return;
+    case TypeId::kUtf8:
+    case TypeId::kLargeBinary: AppendJsonString(out, array.GetView(row)); return;
+    case TypeId::kList:
+    case TypeId::kFixedSizeList: {
+      int64_t begin, end;
+      if (array.type_id() == TypeId::kList) {
+        begin = array.ValueOffset(row);
+        end = array.ValueOffset(row + 1);
+      } else {
+        begin = row * array.type()->list_size();
+        end = begin + array.type()->list_size();
+      }
+      out->push_back('[');
+      for (int64_t k = begin; k < end; ++k) {
+        if (k > begin) out->push_back(',');
+        AppendCellJson(out, *array.child(0), k, temporal);
+      }
+      out->push_back(']');
+      return;
+    }
+    case TypeId::kStruct: {
+      out->push_back('{');
+      for (size_t c = 0; c < array.children().size(); ++c) {
+        if (c) out->push_back(',');
+        AppendJsonString(out, array.type()->children()[c].name);
+        out->push_back(':');
+        AppendCellJson(out, *array.child(static_cast<int>(c)), row, temporal);
+      }
+      out->push_back('}');
+      return;
+    }
+  }
+}
+
+}  // namespace omnigraph::exec

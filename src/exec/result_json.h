@@ -1,0 +1,26 @@
+// JSON encoding of query result cells (spec/surface.md §2.10) and of export
+// values (§4.5). Integers are printed exactly (full 64 bits), floats in
+// shortest round-trip form (NaN / ±Inf as strings), Date as "YYYY-MM-DD",
+// DateTime as "YYYY-MM-DDTHH:MM:SS.mmmZ", lists and vectors as arrays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "columnar/array.h"
+
+namespace omnigraph::exec {
+
+enum class TemporalEncoding {
+  kText,     // query results: Date "YYYY-MM-DD", DateTime "…T…Z"
+  kInteger,  // export: epoch days / epoch milliseconds
+};
+
+// Appends the compact JSON of array[row] to `out`.
+void AppendCellJson(std::string* out, const Array& array, int64_t row,
+                    TemporalEncoding temporal = TemporalEncoding::kText);
+
+// Appends `text` as a JSON string literal (quotes and escapes).
+void AppendJsonString(std::string* out, std::string_view text);
+
+}  // namespace omnigraph::exec

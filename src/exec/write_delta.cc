@@ -1,0 +1,329 @@
+#include "exec/write_delta.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <re2/re2.h>
+
+#include "columnar/scalar.h"
+#include "compiler/entity_id.h"
+
+namespace omnigraph::exec {
+namespace {
+
+using compiler::Catalog;
+using compiler::EdgeType;
+using compiler::NodeType;
+using compiler::Property;
+using graph::GraphState;
+using graph::GraphStore;
+using graph::TableDataPtr;
+
+std::string ValueText(const Array& column, int64_t row) {
+  Scalar v = GetScalar(column, row);
+  if (v.is_string()) return v.string_value();
+  return v.ToString();
+}
+
+// The view of one table after the write: committed survivors plus upserts.
+class EffectiveTable {
+ public:
+  EffectiveTable(const TableDelta* delta, TableDataPtr committed) : delta_(delta), committed_(std::move(committed)) {
+    if (delta_ && delta_->upserts) {
+      const Array& ids = *delta_->upserts->GetColumn("id");
+      for (int64_t r = 0; r < ids.length(); ++r) upsert_row_.emplace(std::string(ids.GetView(r)), r);
+    }
+  }
+
+  bool Contains(std::string_view id) const {
+    if (upsert_row_.count(std::string(id))) return true;
+    return CommittedSurvives(id) && committed_ && committed_->RowOf(id) >= 0;
+  }
+  // Whether committed row `id` is still visible (not replaced, deleted or shadowed).
+  bool CommittedSurvives(std::string_view id) const {
+    if (!delta_) return true;
+    if (delta_->replace_all) return false;
+    std::string key(id);
+    return !delta_->deleted_ids.count(key) && !upsert_row_.count(key);
+  }
+  const TableDataPtr& committed() const { return committed_; }
+  const RecordBatchPtr* upserts() const { return delta_ && delta_->upserts ? &delta_->upserts : nullptr; }
+
+ private:
+  const TableDelta* delta_;
+  TableDataPtr committed_;
+  std::unordered_map<std::string, int64_t> upsert_row_;
+};
+
+class Validator {
+ public:
+  Validator(GraphStore& graph, const GraphState& base, const Catalog& catalog, const WriteDelta& delta)
+      : graph_(graph), base_(base), catalog_(catalog), delta_(delta) {}
+
+  Status Run() {
+    for (const auto& [key, d] : delta_) {
+      if (!d.upserts) continue;
+      if (const NodeType* node = NodeOf(key)) OG_RETURN_IF_ERROR(CheckValues(*node, *d.upserts));
+      if (const EdgeType* edge = EdgeOf(key)) OG_RETURN_IF_ERROR(CheckEnums(edge->name, edge->properties, *d.upserts));
+    }
+    for (const auto& [key, d] : delta_) {
+      if (!d.upserts) continue;
+      if (const NodeType* node = NodeOf(key)) {
+        for (const auto& tuple : node->uniques) OG_RETURN_IF_ERROR(CheckUnique(key, node->name, tuple));
+      } else if (const EdgeType* edge = EdgeOf(key)) {
+        for (const auto& tuple : edge->uniques) OG_RETURN_IF_ERROR(CheckUnique(key, edge->name, tuple));
+      }
+    }
+    OG_RETURN_IF_ERROR(CheckReferences());
+    return CheckCardinality();
+  }
+
+ private:
+  const NodeType* NodeOf(const std::string& key) const {
+    return key.rfind("node:", 0) == 0 ? catalog_.FindNode(key.substr(5)) : nullptr;
+  }
+  const EdgeType* EdgeOf(const std::string& key) const {
+    return key.rfind("edge:", 0) == 0 ? catalog_.FindEdge(key.substr(5)) : nullptr;
+  }
+
+  Result<const EffectiveTable*> Table(const std::string& key) {
+    if (auto it = tables_.find(key); it != tables_.end()) return &it->second;
+    const graph::TableEntry* entry = base_.FindTable(key);
+    if (entry == nullptr) return Internal(fmt::format("table '{}' is not in the snapshot", key));
+    auto d = delta_.find(key);
+    const TableDelta* delta = d == delta_.end() ? nullptr : &d->second;
+    TableDataPtr committed;
+    if (!delta || !delta->replace_all) {
+      OG_ASSIGN_OR_RETURN(committed, graph_.LoadTable(*entry));
+    }
+    auto [it, inserted] = tables_.emplace(key, EffectiveTable(delta, std::move(committed)));
+    return &it->second;
+  }
+
+  Status CheckEnums(const std::string& type_name, const std::vector<Property>& properties, const RecordBatch& rows) {
+    for (const Property& p : properties) {
+      if (!p.type.is_enum()) continue;
+      const Array& column = *rows.GetColumn(p.name);
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        if (column.IsNull(r)) continue;
+        std::string_view v = column.GetView(r);
+        if (!std::binary_search(p.type.enum_values.begin(), p.type.enum_values.end(), v)) {
+          std::string expected;
+          for (const std::string& e : p.type.enum_values) expected += (expected.empty() ? "" : ", ") + e;
+          return InvalidArgument(
+              fmt::format("invalid enum value '{}' for {}.{} (expected: {})", v, type_name, p.name, expected));
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  Status CheckValues(const NodeType& node, const RecordBatch& rows) {
+    OG_RETURN_IF_ERROR(CheckEnums(node.name, node.properties, rows));
+    for (const auto& range : node.ranges) {
+      const Array& column = *rows.GetColumn(range.property);
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        if (column.IsNull(r)) continue;
+        Scalar v = GetScalar(column, r);
+        double d = v.AsDouble();
+        auto bound_text = [](const compiler::RangeBoundValue& b) { return b.ToString(); };
+        if (std::isnan(d)) {
+          return InvalidArgument(fmt::format("@range violation on {}.{}: value NaN is outside the range", node.name,
+                                             range.property));
+        }
+        if (range.min) {
+          Scalar lo = range.min->is_float ? Scalar::Double(range.min->float_value) : Scalar::Int(range.min->int_value);
+          if (*Scalar::Compare(v, lo) < 0) {
+            return InvalidArgument(fmt::format("@range violation on {}.{}: value {} < min {}", node.name,
+                                               range.property, v.ToString(), bound_text(*range.min)));
+          }
+        }
+        if (range.max) {
+          Scalar hi = range.max->is_float ? Scalar::Double(range.max->float_value) : Scalar::Int(range.max->int_value);
+          if (*Scalar::Compare(v, hi) > 0) {
+            return InvalidArgument(fmt::format("@range violation on {}.{}: value {} > max {}", node.name,
+                                               range.property, v.ToString(), bound_text(*range.max)));
+          }
+        }
+      }
+    }
+    for (const auto& check : node.checks) {
+      RE2 pattern(check.pattern, RE2::Quiet);
+      if (!pattern.ok()) {
+        return InvalidArgument(fmt::format("@check on {}.{} has an invalid regex '{}': {}", node.name, check.property,
+                                           check.pattern, pattern.error()));
+      }
+      const Array& column = *rows.GetColumn(check.property);
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        if (column.IsNull(r)) continue;
+        std::string_view v = column.GetView(r);
+        if (!RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), pattern)) {
+          return InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",
+                                             node.name, check.property, v, check.pattern));
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  // Tuple text of row `r`, or nullopt when any member is NULL.
+  static std::optional<std::string> TupleOf(const std::vector<const Array*>& columns, int64_t r) {
+    std::vector<std::string> parts;
+    for (const Array* c : columns) {
+      if (c->IsNull(r)) return std::nullopt;
+      parts.push_back(ValueText(*c, r));
+    }
+    if (parts.size() == 1) return parts.front();
+    std::string joined = "(";
+    for (size_t i = 0; i < parts.size(); ++i) joined += (i ? ", " : "") + parts[i];
+    return joined + ")";
+  }
+
+  Status CheckUnique(const std::string& key, const std::string& type_name, const std::vector<std::string>& tuple) {
+    OG_ASSIGN_OR_RETURN(const EffectiveTable* table, Table(key));
+    std::string cols = tuple.size() == 1 ? tuple.front() : "(" + fmt::format("{}", fmt::join(tuple, ", ")) + ")";
+    std::unordered_map<std::string, std::string> holder;  // tuple -> id
+    auto violation = [&](const std::string& value, const std::string& a, const std::string& b) {
+      return InvalidArgument(
+          fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}'", type_name, cols, value, a, b));
+    };
+    auto scan = [&](const RecordBatch& rows, bool committed) -> Status {
+      std::vector<const Array*> columns;
+      for (const std::string& c : tuple) columns.push_back(rows.GetColumn(c).get());
+      const Array& ids = *rows.GetColumn("id");
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        std::string_view id = ids.GetView(r);
+        if (committed && !table->CommittedSurvives(id)) continue;
+        auto value = TupleOf(columns, r);
+        if (!value) continue;
+        auto [it, inserted] = holder.emplace(*value, std::string(id));
+        if (!inserted && it->second != id) return violation(*value, it->second, std::string(id));
+      }
+      return Status::OK();
+    };
+    if (const RecordBatchPtr* upserts = table->upserts()) OG_RETURN_IF_ERROR(scan(**upserts, false));
+    if (table->committed()) OG_RETURN_IF_ERROR(scan(*table->committed()->rows(), true));
+    return Status::OK();
+  }
+
+  Status CheckEdgeEndpoints(const EdgeType& edge, const RecordBatch& rows, bool committed, const EffectiveTable* self) {
+    OG_ASSIGN_OR_RETURN(const EffectiveTable* from, Table("node:" + edge.from_type));
+    OG_ASSIGN_OR_RETURN(const EffectiveTable* to, Table("node:" + edge.to_type));
+    const Array& ids = *rows.GetColumn("id");
+    const Array& src = *rows.GetColumn("src");
+    const Array& dst = *rows.GetColumn("dst");
+    for (int64_t r = 0; r < rows.num_rows(); ++r) {
+      if (committed && !self->CommittedSurvives(ids.GetView(r))) continue;
+      if (!from->Contains(src.GetView(r))) {
+        return InvalidArgument(fmt::format("src '{}' not found in {}", src.GetView(r), edge.from_type));
+      }
+      if (!to->Contains(dst.GetView(r))) {
+        return InvalidArgument(fmt::format("dst '{}' not found in {}", dst.GetView(r), edge.to_type));
+      }
+    }
+    return Status::OK();
+  }
+
+  Status CheckReferences() {
+    // Written edges.
+    for (const auto& [key, d] : delta_) {
+      const EdgeType* edge = EdgeOf(key);
+      if (!edge || !d.upserts) continue;
+      OG_ASSIGN_OR_RETURN(const EffectiveTable* self, Table(key));
+      OG_RETURN_IF_ERROR(CheckEdgeEndpoints(*edge, *d.upserts, false, self));
+    }
+    // Committed edges stranded by node deletions or replaced node types.
+    for (const EdgeType& edge : catalog_.edges()) {
+      bool touched = false;
+      for (const std::string& endpoint : {edge.from_type, edge.to_type}) {
+        auto it = delta_.find("node:" + endpoint);
+        if (it != delta_.end() && (it->second.replace_all || !it->second.deleted_ids.empty())) touched = true;
+      }
+      if (!touched) continue;
+      OG_ASSIGN_OR_RETURN(const EffectiveTable* self, Table(edge.TableKey()));
+      if (self->committed()) OG_RETURN_IF_ERROR(CheckEdgeEndpoints(edge, *self->committed()->rows(), true, self));
+    }
+    return Status::OK();
+  }
+
+  Status CheckCardinality() {
+    for (const auto& [key, d] : delta_) {
+      const EdgeType* edge = EdgeOf(key);
+      if (!edge || (edge->card_min == 0 && !edge->card_max)) continue;
+      OG_ASSIGN_OR_RETURN(const EffectiveTable* self, Table(key));
+      std::unordered_map<std::string, uint64_t> counts;  // touched sources
+      if (d.upserts) {
+        const Array& src = *d.upserts->GetColumn("src");
+        for (int64_t r = 0; r < src.length(); ++r) counts.emplace(std::string(src.GetView(r)), 0);
+      }
+      if (self->committed()) {
+        const RecordBatch& committed = *self->committed()->rows();
+        const Array& ids = *committed.GetColumn("id");
+        const Array& src = *committed.GetColumn("src");
+        for (int64_t r = 0; r < committed.num_rows(); ++r) {
+          if (d.deleted_ids.count(std::string(ids.GetView(r)))) counts.emplace(std::string(src.GetView(r)), 0);
+        }
+        for (int64_t r = 0; r < committed.num_rows(); ++r) {
+          if (!self->CommittedSurvives(ids.GetView(r))) continue;
+          auto it = counts.find(std::string(src.GetView(r)));
+          if (it != counts.end()) ++it->second;
+        }
+      }
+      if (d.upserts) {
+        const Array& src = *d.upserts->GetColumn("src");
+        for (int64_t r = 0; r < src.length(); ++r) ++counts[std::string(src.GetView(r))];
+      }
+      for (const auto& [source, n] : counts) {
+        if (edge->card_max && n > *edge->card_max) {
+          return InvalidArgument(fmt::format("@card violation on edge {}: source '{}' has {} edges (max {})",
+                                             edge->name, source, n, *edge->card_max));
+        }
+        if (n < edge->card_min) {
+          return InvalidArgument(fmt::format("@card violation on edge {}: source '{}' has {} edges (min {})",
+                                             edge->name, source, n, edge->card_min));
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  GraphStore& graph_;
+  const GraphState& base_;
+  const Catalog& catalog_;
+  const WriteDelta& delta_;
+  std::map<std::string, EffectiveTable> tables_;
+};
+
+}  // namespace
+
+Status ValidateWrite(GraphStore& graph, const GraphState& base, const Catalog& catalog, const WriteDelta& delta) {
+  return Validator(graph, base, catalog, delta).Run();
+}
+
+std::vector<graph::TableChange> ToTableChanges(const WriteDelta& delta) {
+  std::vector<graph::TableChange> changes;
+  for (const auto& [key, d] : delta) {
+    graph::TableChange change;
+    change.table_key = key;
+    if (d.replace_all) {
+      change.kind = graph::TableChange::Kind::kOverwrite;
+      if (d.upserts) change.rows.push_back(d.upserts);
+    } else if (!d.deleted_ids.empty()) {
+      change.kind = graph::TableChange::Kind::kDeleteIds;
+      change.delete_ids.assign(d.deleted_ids.begin(), d.deleted_ids.end());
+      std::sort(change.delete_ids.begin(), change.delete_ids.end());
+    } else if (d.upserts && d.upserts->num_rows() > 0) {
+      change.kind = d.insert_kind;
+      change.rows.push_back(d.upserts);
+    } else {
+      continue;  // nothing to stage for this table
+    }
+    changes.push_back(std::move(change));
+  }
+  return changes;
+}
+
+}  // namespace omnigraph::exec

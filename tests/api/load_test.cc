@@ -1,0 +1,218 @@
+// Strict NDJSON loads through the embedded API (spec/surface.md §4),
+// including the shared cases B10–B12 (duplicate ids, dangling endpoints,
+// 64-bit values).
+#include <gtest/gtest.h>
+
+#include "api/omnigraph.h"
+#include "support/temp_dir.h"
+
+namespace omnigraph::api {
+namespace {
+
+constexpr std::string_view kPeopleSchema = R"(
+node Person {
+    name: String @key
+}
+
+node Company {
+    name: String @key
+}
+
+edge WorksAt: Person -> Company
+edge Knows: Person -> Person
+)";
+
+class LoadTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Omnigraph> Init(std::string_view schema) {
+    auto graph = Omnigraph::Init(dir_.path() + "/g", schema);
+    EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+    return std::move(graph).value();
+  }
+  std::map<std::string, uint64_t> Counts(Omnigraph& g) {
+    std::map<std::string, uint64_t> counts;
+    for (const auto& d : g.Snapshot()->datasets) counts[d.type_name] = d.entity_count;
+    return counts;
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(LoadTest, DanglingEndpointsRefuseTheWholeFile) {
+  auto g = Init(kPeopleSchema);
+  auto base = g->Load(R"({"type":"Person","data":{"name":"alice"}}
+{"type":"Person","data":{"name":"bob"}}
+{"type":"Company","data":{"name":"acme"}}
+{"edge":"WorksAt","from":"alice","to":"acme"}
+{"edge":"Knows","from":"alice","to":"bob"}
+)", "data.jsonl", LoadMode::kOverwrite);
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  EXPECT_EQ(base->total_entities, 5u);
+  ASSERT_EQ(base->nodes.size(), 2u);
+  EXPECT_EQ(base->nodes[0].name, "Company");
+  size_t commits = g->ListCommits()->size();
+
+  auto dst = g->Load(R"({"edge":"WorksAt","from":"bob","to":"globex"})", "bad_dst.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(dst.status().message(), "dst 'globex' not found in Company");
+  auto src = g->Load(R"({"edge":"WorksAt","from":"zoe","to":"acme"})", "bad_src.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(src.status().message(), "src 'zoe' not found in Person");
+  // Ids are per type: a Person id is not a Company id.
+  auto wrong = g->Load(R"({"edge":"WorksAt","from":"alice","to":"bob"})", "wrong_type.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(wrong.status().message(), "dst 'bob' not found in Company");
+  auto mixed = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\n"
+                       "{\"edge\":\"Knows\",\"from\":\"carol\",\"to\":\"dave\"}\n",
+                       "mixed.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(mixed.status().message(), "dst 'dave' not found in Person");
+  EXPECT_EQ(g->ListCommits()->size(), commits);
+  EXPECT_EQ(Counts(*g), (std::map<std::string, uint64_t>{{"Company", 1}, {"Knows", 1}, {"Person", 2}, {"WorksAt", 1}}));
+
+  // An edge may precede its endpoints in the same file.
+  auto forward = g->Load(R"({"edge":"WorksAt","from":"erin","to":"initech"}
+{"type":"Company","data":{"name":"initech"}}
+{"type":"Person","data":{"name":"erin"}}
+)", "forward_ref.jsonl", LoadMode::kMerge);
+  ASSERT_TRUE(forward.ok()) << forward.status().ToString();
+  EXPECT_EQ(forward->total_entities, 3u);
+  // Overwriting Person without alice strands the retained edges from alice.
+  auto stranded = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"bob\"}}\n{\"type\":\"Person\",\"data\":{\"name\":\"erin\"}}\n",
+                          "people_without_alice.jsonl", LoadMode::kOverwrite);
+  EXPECT_EQ(stranded.status().message(), "src 'alice' not found in Person");
+  EXPECT_EQ(Counts(*g)["Person"], 3u);
+}
+
+constexpr std::string_view kThingSchema = R"(
+node Thing {
+    key: String @key
+    required_val: String
+    optional_val: String?
+}
+
+node Note {
+    body: String
+}
+
+edge Links: Thing -> Thing {
+    weight: I32?
+}
+)";
+
+TEST_F(LoadTest, DuplicateIdsFollowEachModesRule) {
+  auto g = Init(kThingSchema);
+  ASSERT_TRUE(g->Load(R"({"type":"Thing","data":{"key":"T1","required_val":"r1","optional_val":"o1"}}
+{"type":"Thing","data":{"key":"T2","required_val":"r2","optional_val":"o2"}}
+{"type":"Thing","data":{"key":"T3","required_val":"r3","optional_val":"o3"}}
+{"edge":"Links","from":"T1","to":"T2","data":{"weight":1}}
+)", "data.jsonl", LoadMode::kOverwrite).ok());
+  std::string dup_key = "{\"type\":\"Thing\",\"data\":{\"key\":\"DUP\",\"required_val\":\"same\"}}\n"
+                        "{\"type\":\"Thing\",\"data\":{\"key\":\"DUP\",\"required_val\":\"same\"}}\n";
+  for (LoadMode mode : {LoadMode::kOverwrite, LoadMode::kAppend, LoadMode::kMerge}) {
+    auto r = g->Load(dup_key, "dup_key.jsonl", mode);
+    ASSERT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << LoadModeName(mode);
+    EXPECT_EQ(r.status().message(),
+              "dup_key.jsonl:2: @unique violation on Thing.key: value 'DUP' held by 'DUP' and 'DUP' (lines 1 and 2)");
+  }
+  std::string dup_note = "{\"type\":\"Note\",\"data\":{\"id\":\"N1\",\"body\":\"first\"}}\n"
+                         "{\"type\":\"Note\",\"data\":{\"id\":\"N1\",\"body\":\"second\"}}\n";
+  for (LoadMode mode : {LoadMode::kAppend, LoadMode::kOverwrite}) {
+    auto r = g->Load(dup_note, "dup_note_id.jsonl", mode);
+    ASSERT_EQ(r.status().code(), ErrorCode::kKeyConflict);
+    EXPECT_EQ(r.status().details().at("entity_id"), "N1");
+  }
+  EXPECT_EQ(Counts(*g)["Note"], 0u);
+  auto merged = g->Load(dup_note, "dup_note_id.jsonl", LoadMode::kMerge);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->total_entities, 2u);
+  EXPECT_EQ(Counts(*g)["Note"], 1u);
+  std::string exported = *g->Export("main", {"Note"});
+  EXPECT_EQ(exported, "{\"type\":\"Note\",\"data\":{\"id\":\"N1\",\"body\":\"second\"}}\n");
+  // A partial merge twice: full-image upsert, absent optional becomes NULL.
+  std::string partial = "{\"type\":\"Thing\",\"data\":{\"key\":\"T1\",\"required_val\":\"r1 updated\"}}\n"
+                        "{\"type\":\"Thing\",\"data\":{\"key\":\"T4\",\"required_val\":\"r4\"}}\n";
+  ASSERT_TRUE(g->Load(partial, "partial.jsonl", LoadMode::kMerge).ok());
+  ASSERT_TRUE(g->Load(partial, "partial.jsonl", LoadMode::kMerge).ok());
+  EXPECT_EQ(*g->Export("main", {"Thing"}),
+            "{\"type\":\"Thing\",\"data\":{\"id\":\"T1\",\"key\":\"T1\",\"optional_val\":null,\"required_val\":\"r1 updated\"}}\n"
+            "{\"type\":\"Thing\",\"data\":{\"id\":\"T2\",\"key\":\"T2\",\"optional_val\":\"o2\",\"required_val\":\"r2\"}}\n"
+            "{\"type\":\"Thing\",\"data\":{\"id\":\"T3\",\"key\":\"T3\",\"optional_val\":\"o3\",\"required_val\":\"r3\"}}\n"
+            "{\"type\":\"Thing\",\"data\":{\"id\":\"T4\",\"key\":\"T4\",\"optional_val\":null,\"required_val\":\"r4\"}}\n");
+  // An edge line without id again is a new parallel edge.
+  ASSERT_TRUE(g->Load("{\"edge\":\"Links\",\"from\":\"T1\",\"to\":\"T2\",\"data\":{\"weight\":1}}\n", "edge_again.jsonl",
+                      LoadMode::kMerge).ok());
+  EXPECT_EQ(Counts(*g), (std::map<std::string, uint64_t>{{"Links", 2}, {"Note", 1}, {"Thing", 4}}));
+}
+
+TEST_F(LoadTest, SixtyFourBitValuesStayExactAndBadValuesAreRefused) {
+  auto g = Init(R"(
+node Tweet {
+    id_num: I64 @key
+    views: U64?
+    small: I32?
+    ratio: F32?
+    score: F64?
+}
+)");
+  auto loaded = g->Load(
+      R"({"type":"Tweet","data":{"id_num":1413617112501850121,"views":18446744073709551615,"small":2147483647,"ratio":0.5,"score":0.1}}
+{"type":"Tweet","data":{"id_num":-9223372036854775808,"views":0,"small":-2147483648,"ratio":-0.25,"score":1e300}}
+{"type":"Tweet","data":{"id_num":9007199254740993,"score":3}}
+{"type":"Tweet","data":{"id_num":9223372036854775807}}
+)",
+      "data.jsonl", LoadMode::kOverwrite);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(*g->Export("main", {}),
+            "{\"type\":\"Tweet\",\"data\":{\"id\":\"-9223372036854775808\",\"id_num\":-9223372036854775808,\"ratio\":-0.25,"
+            "\"score\":1e+300,\"small\":-2147483648,\"views\":0}}\n"
+            "{\"type\":\"Tweet\",\"data\":{\"id\":\"1413617112501850121\",\"id_num\":1413617112501850121,\"ratio\":0.5,"
+            "\"score\":0.1,\"small\":2147483647,\"views\":18446744073709551615}}\n"
+            "{\"type\":\"Tweet\",\"data\":{\"id\":\"9007199254740993\",\"id_num\":9007199254740993,\"ratio\":null,"
+            "\"score\":3,\"small\":null,\"views\":null}}\n"
+            "{\"type\":\"Tweet\",\"data\":{\"id\":\"9223372036854775807\",\"id_num\":9223372036854775807,\"ratio\":null,"
+            "\"score\":null,\"small\":null,\"views\":null}}\n");
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"type":"Tweet","data":{"id_num":6,"small":true}})", "strict property 'small' expects Int32, got true"},
+      {R"({"type":"Tweet","data":{"id_num":5,"ratio":3.5e38}})", "property 'ratio' value 3.5e+38 exceeds Float32 range"},
+      {R"({"type":"Tweet","data":{"id_num":1.0}})", "strict property 'id_num' expects Int64, got 1.0"},
+      {R"({"type":"Tweet","data":{"id_num":1,"small":2147483648}})", "property 'small' value 2147483648 exceeds Int32 range"},
+      {R"({"type":"Tweet","data":{"id_num":9223372036854775808}})", "property 'id_num' value 9223372036854775808 exceeds Int64 range"},
+      {R"({"type":"Tweet","data":{"id_num":3,"views":-1}})", "property 'views' value -1 exceeds UInt64 range"},
+      {R"({"type":"Tweet","data":{"id_num":"2"}})", "strict property 'id_num' expects Int64, got \"2\""},
+  };
+  for (const auto& [line, message] : bad) {
+    auto r = g->Load(line, "bad.jsonl", LoadMode::kMerge);
+    ASSERT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << line;
+    EXPECT_EQ(r.status().message(), std::string("bad.jsonl:1: ") + message);
+  }
+  EXPECT_FALSE(g->Load(R"({"type":"Tweet","data":{"id_num":4,"score":1e400}})", "f64.jsonl", LoadMode::kMerge).ok());
+  EXPECT_FALSE(g->Load(R"({"type":"Tweet","data":{"id_num":7,"views":18446744073709551616}})", "u64.jsonl",
+                       LoadMode::kMerge).ok());
+  EXPECT_EQ(g->Snapshot()->datasets[0].entity_count, 4u);
+}
+
+TEST_F(LoadTest, EnvelopeErrorsNameTheLine) {
+  auto g = Init(kPeopleSchema);
+  const std::pair<const char*, const char*> bad[] = {
+      {"{\"type\":\"Person\",\"data\":{\"name\":\"a\"},\"extra\":1}", "data.jsonl:2: unknown top-level graph batch field 'extra'"},
+      {"{\"type\":\"Nope\",\"data\":{}}", "data.jsonl:2: unknown node type 'Nope'"},
+      {"{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":3}}", "data.jsonl:2: unknown input field 'age' for 'node:Person'"},
+      {"{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"name\":\"b\"}}", "data.jsonl:2: duplicate JSON member 'name'"},
+      {"{\"type\":\"Person\",\"data\":{}}", "data.jsonl:2: non-nullable property 'name' has null or invalid values"},
+      {"{\"edge\":\"Knows\",\"from\":\"a\",\"to\":\"b\",\"data\":{\"src\":\"x\"}}", "data.jsonl:2: edge data field 'src' is reserved structural state"},
+      {"{\"type\":\"Person\",\"_rowid\":1}", "data.jsonl:2: top-level field '_rowid' is reserved physical state"},
+      {"{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"id\":\"b\"}}", "data.jsonl:2: node Person explicit id 'b' does not match its canonical @key id 'a'"},
+      {"{\"type\":\"Person\"", "data.jsonl:2: invalid JSON at column 17: syntax error while parsing object - unexpected end of input; expected '}'"},
+  };
+  for (const auto& [line, message] : bad) {
+    std::string data = std::string("{\"type\":\"Person\",\"data\":{\"name\":\"ok\"}}\r\n") + line + "\n";
+    auto r = g->Load(data, "data.jsonl", LoadMode::kMerge);
+    ASSERT_FALSE(r.ok()) << line;
+    EXPECT_EQ(r.status().message(), message);
+  }
+  // Blank and whitespace-only lines and CRLF are fine.
+  auto ok = g->Load("\n  \r\n{\"type\":\"Person\",\"data\":{\"name\":\"z\"}}\r\n\n", "data.jsonl", LoadMode::kAppend);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  auto again = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"z\"}}", "data.jsonl", LoadMode::kAppend);
+  EXPECT_EQ(again.status().code(), ErrorCode::kKeyConflict);
+  EXPECT_EQ(again.status().message(), "node type 'Person' already has this id: 'z'");
+}
+
+}  // namespace
+}  // namespace omnigraph::api

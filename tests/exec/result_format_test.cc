@@ -1,0 +1,102 @@
+#include "exec/result_format.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "exec/result_json.h"
+#include "support/batches.h"
+
+namespace omnigraph::exec {
+namespace {
+
+using testing::D;
+using testing::I;
+using testing::L;
+using testing::N;
+using testing::S;
+
+QueryResult Sample() {
+  Schema schema({Field("p.name", DataType::Utf8()), Field("p.age", DataType::Int64()),
+                 Field("born", DataType::Date32()), Field("seen", DataType::Date64()),
+                 Field("tags", DataType::List(DataType::Utf8())), Field("score", DataType::Float64())});
+  auto ptr = std::make_shared<const Schema>(schema);
+  QueryResult result;
+  result.query_name = "people";
+  result.graph_commit_id = "01J0000000000000000000000A";
+  for (const Field& f : schema.fields()) result.columns.push_back(f.name);
+  result.rows = testing::MakeBatch(
+      ptr, {{S("Alice"), I(9007199254740993), I(19723), I(1704067200123), L({S("a"), S("b,c")}), D(30)},
+            {S("B\"ob\nx"), N(), N(), N(), L({}), D(std::nan(""))}});
+  return result;
+}
+
+TEST(ResultJson, EncodesEveryTypeExactly) {
+  QueryResult r = Sample();
+  EXPECT_EQ(RowJson(r, 0),
+            "{\"p.name\":\"Alice\",\"p.age\":9007199254740993,\"born\":\"2024-01-01\","
+            "\"seen\":\"2024-01-01T00:00:00.123Z\",\"tags\":[\"a\",\"b,c\"],\"score\":30}");
+  EXPECT_EQ(RowJson(r, 1),
+            "{\"p.name\":\"B\\\"ob\\nx\",\"p.age\":null,\"born\":null,\"seen\":null,\"tags\":[],\"score\":\"NaN\"}");
+  std::string exported;
+  AppendCellJson(&exported, *r.rows->column(2), 0, TemporalEncoding::kInteger);
+  EXPECT_EQ(exported, "19723");
+}
+
+TEST(ResultFormat, JsonlHasMetadataThenRows) {
+  std::string out = FormatResult(Sample(), OutputFormat::kJsonl);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "{\"kind\":\"metadata\",\"query_name\":\"people\",\"target\":{\"branch\":\"main\",\"snapshot\":null},"
+            "\"row_count\":2}");
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3);
+}
+
+TEST(ResultFormat, CsvQuotesOnlyWhenNeeded) {
+  std::string out = FormatResult(Sample(), OutputFormat::kCsv);
+  EXPECT_EQ(out,
+            "p.name,p.age,born,seen,tags,score\n"
+            "Alice,9007199254740993,2024-01-01,2024-01-01T00:00:00.123Z,\"[\"\"a\"\",\"\"b,c\"\"]\",30\n"
+            "\"B\"\"ob\nx\",null,null,null,[],\"\"\"NaN\"\"\"\n");
+}
+
+TEST(ResultFormat, TableAlignsAndTruncates) {
+  QueryResult r = Sample();
+  TableOptions narrow;
+  narrow.max_column_width = 8;
+  std::string out = FormatResult(r, OutputFormat::kTable, narrow);
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t nl = out.find('\n', start);
+    lines.push_back(out.substr(start, nl - start));
+    start = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0], "2 rows from branch main via people");
+  // Widths: max(header, cell) capped at 8 code points; "…" marks a cut.
+  EXPECT_EQ(lines[1], "p.name  | p.age    | born     | seen     | tags     | score");
+  EXPECT_EQ(lines[2], "--------+----------+----------+----------+----------+------");
+  EXPECT_EQ(lines[3], "Alice   | 9007199\u2026 | 2024-01\u2026 | 2024-01\u2026 | [\"a\",\"b\u2026 | 30   ");
+  EXPECT_EQ(lines[4], "B\"ob\\nx | null     | null     | null     | []       | \"NaN\"");
+}
+
+TEST(ResultFormat, KvAndEmptyResults) {
+  QueryResult empty;
+  empty.query_name = "q";
+  EXPECT_EQ(FormatResult(empty, OutputFormat::kTable), "0 rows from branch main via q\n(no rows)\n");
+  EXPECT_EQ(FormatResult(empty, OutputFormat::kKv), "0 rows from branch main via q\n(no rows)\n");
+  std::string kv = FormatResult(Sample(), OutputFormat::kKv);
+  EXPECT_EQ(kv.substr(0, kv.find("row 2")),
+            "2 rows from branch main via people\nrow 1\np.name: Alice\np.age: 9007199254740993\nborn: 2024-01-01\n"
+            "seen: 2024-01-01T00:00:00.123Z\ntags: [\"a\",\"b,c\"]\nscore: 30\n\n");
+}
+
+TEST(ResultFormat, JsonEnvelope) {
+  std::string out = FormatResult(Sample(), OutputFormat::kJson);
+  EXPECT_NE(out.find("\"row_count\": 2"), std::string::npos);
+  EXPECT_NE(out.find("\"columns\": [\"p.name\", \"p.age\", \"born\", \"seen\", \"tags\", \"score\"]"), std::string::npos);
+  EXPECT_NE(out.find("\"graph_commit_id\": \"01J0000000000000000000000A\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace omnigraph::exec
