@@ -8,6 +8,8 @@
 #include "table/commit.h"
 #include "table/scanner.h"
 #include "table/staging.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
 #include "util/random.h"
 #include "util/ulid.h"
 
@@ -254,6 +256,7 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
 
   OG_ASSIGN_OR_RETURN(RecordBatchPtr new_rows, EncodeGraphState(next));
   OG_ASSIGN_OR_RETURN(table::StagedTransaction staged, table::StageOverwrite(manifest, {new_rows}));
+  OG_FAILPOINT(failpoint::kGraphBeforeCas);
   auto committed = table::CommitLinear(staged);
   if (!committed.ok()) {
     if (committed.status().code() == ErrorCode::kCommitConflict) {
@@ -262,6 +265,7 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
     }
     return committed.status();
   }
+  OG_FAILPOINT(failpoint::kGraphAfterCas);
   return next;
 }
 

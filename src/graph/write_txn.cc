@@ -11,6 +11,8 @@
 
 #include "table/commit.h"
 #include "table/staging.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
 #include "util/random.h"
 #include "util/ulid.h"
 
@@ -134,6 +136,7 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
     OG_ASSIGN_OR_RETURN(table::StagedTransaction transaction, Stage(graph, txn, *entry, change));
     staged.push_back(StagedTable{entry, std::move(transaction)});
   }
+  OG_FAILPOINT(failpoint::kGraphAfterStaging);
 
   // Gates in the fixed order: schema permit (shared), branch, sorted tables.
   Gates& gates = GatesFor(graph.store()->Uri(graph.root()));
@@ -166,6 +169,7 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
   publication.created_at_us = txn.created_at_us;
   for (StagedTable& s : staged) {
     OG_ASSIGN_OR_RETURN(table::Dataset committed, table::CommitDetached(s.staged));
+    OG_FAILPOINT(failpoint::kGraphAfterDetachedCommit);
     TableUpdate update;
     update.table_key = s.entry->table_key;
     update.identity = s.entry->identity;
