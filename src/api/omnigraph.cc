@@ -1,10 +1,15 @@
 #include "api/omnigraph.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "compiler/catalog.h"
+#include "compiler/params.h"
+#include "compiler/typecheck.h"
+#include "exec/mutation_executor.h"
+#include "exec/query_executor.h"
 #include "exec/export.h"
 #include "exec/loader.h"
 #include "exec/write_delta.h"
@@ -131,6 +136,93 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
     report.commit = written->commit;
     return report;
   }
+}
+
+namespace {
+
+std::map<std::string, Scalar> ParamScalars(const compiler::ParamMap& params) {
+  std::map<std::string, Scalar> out;
+  for (const auto& [name, p] : params) out.emplace(name, p.value);
+  return out;
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_view source_file, const std::string& name,
+                                         std::string_view params_json, const std::string& branch,
+                                         const std::optional<std::string>& if_commit) {
+  // now() is taken once per mutation request, stable across re-prepares.
+  compiler::BindOptions bind;
+  bind.now_ms = NowMillis();
+  for (int attempt = 0;; ++attempt) {
+    OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
+    if (if_commit && txn.base.head.id != *if_commit) {
+      return Status(ErrorCode::kPreconditionFailed,
+                    fmt::format("branch '{}' head is '{}', not the expected commit '{}'", branch, txn.base.head.id,
+                                *if_commit),
+                    {{"expected", *if_commit}, {"actual", txn.base.head.id}});
+    }
+    OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
+    OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(*catalog, source, source_file, name));
+    if (!query.is_mutation) {
+      return InvalidArgument(fmt::format("query '{}' is a read query; run it with `query`", query.name));
+    }
+    OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json, bind));
+    OG_ASSIGN_OR_RETURN(exec::MutationPlan plan,
+                        exec::PlanMutation(*graph_, txn.base, *catalog, query, ParamScalars(params)));
+    MutationReport report;
+    report.branch = branch;
+    report.query_name = query.name;
+    report.affected_nodes = plan.affected_nodes;
+    report.affected_edges = plan.affected_edges;
+    if (!plan.changes_anything()) return report;  // nothing changed: no commit
+    OG_RETURN_IF_ERROR(exec::ValidateWrite(*graph_, txn.base, *catalog, plan.delta));
+    auto written = graph::CommitTableChanges(*graph_, txn, exec::ToTableChanges(plan.delta));
+    if (!written.ok()) {
+      bool retry = written.status().code() == ErrorCode::kReadSetChanged && plan.insert_only && !if_commit &&
+                   attempt + 1 < kMaxRePrepareAttempts;
+      if (retry) continue;
+      return written.status();
+    }
+    report.commit = written->commit;
+    return report;
+  }
+}
+
+Result<exec::QueryResult> Omnigraph::Query(std::string_view source, std::string_view source_file,
+                                           const std::string& name, std::string_view params_json,
+                                           const ReadTarget& target) {
+  graph::GraphState state;
+  if (target.snapshot) {
+    // Time travel: the commit names the __manifest version that published it.
+    OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, graph_->FindCommit(*target.snapshot, target.branch));
+    OG_ASSIGN_OR_RETURN(state, graph_->ReadState(target.branch, commit.manifest_version));
+    if (state.head.id != commit.id) {
+      return CorruptData(fmt::format("manifest version {} of branch '{}' does not hold commit '{}' (found '{}')",
+                                     commit.manifest_version, target.branch, commit.id, state.head.id));
+    }
+  } else {
+    OG_ASSIGN_OR_RETURN(state, graph_->ReadState(target.branch));
+  }
+  OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(state));
+  OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(*catalog, source, source_file, name));
+  if (query.is_mutation) {
+    return InvalidArgument(fmt::format("query '{}' is a mutation; run it with `mutate`", query.name));
+  }
+  OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json));
+  std::map<std::string, Scalar> values = ParamScalars(params);
+  exec::QueryContext context{graph_.get(), &state, catalog.get(), &values};
+  OG_ASSIGN_OR_RETURN(exec::QueryResult result, exec::ExecuteRead(query, context));
+  result.query_name = query.name;
+  result.branch = state.branch;
+  result.graph_commit_id = state.head.id;
+  if (target.snapshot) result.snapshot = *target.snapshot;
+  return result;
 }
 
 Result<std::string> Omnigraph::Export(const std::string& branch, const std::vector<std::string>& types) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/omnigraph.h"
+#include "compiler/catalog.h"
 #include "compiler/lint.h"
 
 namespace omnigraph::cli {
@@ -85,6 +86,9 @@ Result<std::string> ReadParams(const std::string& params, const std::string& par
 int Run(int argc, char** argv) {
   CLI::App app{"omnigraph: a typed property-graph database on Lance"};
   app.require_subcommand(0, 1);
+  // Global flags are accepted before or after the subcommand (§5.1):
+  // subcommands inherit fallthrough, handing unknown options to the app.
+  app.fallthrough();
   GlobalFlags flags;
   bool show_version = false;
   app.add_option("--store", flags.store, "address one graph's storage directly (path or file:// URI)");
@@ -353,13 +357,13 @@ int Run(int argc, char** argv) {
   lint->callback([&] {
     auto queries = ReadFile(lint_query);
     if (!queries.ok()) return void(exit_code = Fail(queries.status()));
-    std::string schema_source, schema_label;
+    std::string schema_source, schema_file = lint_schema.empty() ? "schema.pg" : lint_schema;
     compiler::LintSchemaSource origin;
     if (!lint_schema.empty()) {
       auto s = ReadFile(lint_schema);
       if (!s.ok()) return void(exit_code = Fail(s.status()));
       schema_source = *s;
-      origin = compiler::LintSchemaSource::File(lint_schema);
+      origin = compiler::LintSchemaSource{compiler::LintSchemaSource::Kind::kFile, lint_schema};
     } else {
       auto uri = ResolveUri(lint_uri, flags);
       if (!uri.ok()) return void(exit_code = Fail(uri.status()));
@@ -368,13 +372,13 @@ int Run(int argc, char** argv) {
       auto s = (*graph)->SchemaSource();
       if (!s.ok()) return void(exit_code = Fail(s.status()));
       schema_source = *s;
-      origin = compiler::LintSchemaSource::Graph(*uri);
+      origin = compiler::LintSchemaSource{compiler::LintSchemaSource::Kind::kGraph, *uri};
     }
-    auto report = compiler::LintQueries(schema_source, lint_schema.empty() ? "schema.pg" : lint_schema, *queries,
-                                        lint_query, origin);
-    if (!report.ok()) return void(exit_code = Fail(report.status(), flags.json));
-    std::cout << (flags.json ? report->ToJson() : report->ToHuman());
-    if (report->has_errors()) exit_code = kExitError;
+    auto catalog = compiler::CompileSchema(schema_source, schema_file);
+    if (!catalog.ok()) return void(exit_code = Fail(catalog.status()));
+    compiler::LintReport report = compiler::LintQueries(*catalog, *queries, lint_query, origin);
+    std::cout << (flags.json ? report.ToJson() + "\n" : report.ToHuman());
+    exit_code = report.exit_code();
   });
 
   // ---- commit list / show

@@ -164,7 +164,10 @@ class CatalogBuilder {
                                  [&](const PropertyDecl& p) { return p.name == ip.name; });
           if (it != node.properties.end()) {
             if (!(it->type == ip.type)) {
-              return ParseError(it->type_location,
+              // Point at the node's own declaration, or at the `implements`
+              // entry when the clashing property was injected earlier.
+              size_t index = static_cast<size_t>(it - node.properties.begin());
+              return ParseError(node.declared[index] ? it->type_location : iface_loc,
                                 fmt::format("node {} property '{}' has type {} but interface {} declares it as {}",
                                             decl.name, ip.name, it->type.ToString(), iface_name, ip.type.ToString()));
             }
@@ -184,6 +187,14 @@ class CatalogBuilder {
       const schema::EdgeDecl& decl = file_.edges[e];
       edges_[e].decl = &decl;
       edges_[e].constraints = decl.constraints;
+      // Later upstream schemas spell the endpoint columns `__src`/`__dst`;
+      // both spellings name the physical src/dst columns.
+      for (SConstraint& c : edges_[e].constraints) {
+        for (std::string& col : c.columns) {
+          if (col == "__src") col = "src";
+          if (col == "__dst") col = "dst";
+        }
+      }
       for (const PropertyDecl& p : decl.properties) Desugar(p, &edges_[e].constraints);
     }
     return Status::OK();

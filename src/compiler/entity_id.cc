@@ -83,7 +83,10 @@ Result<std::string> CanonicalScalarText(const PropertyType& type, const Scalar& 
     case ScalarKind::kF64: {
       if (!value.is_numeric()) break;
       std::optional<std::string> text = FormatFloatShortest(value.AsDouble(), type.scalar == ScalarKind::kF32);
-      if (!text) return InvalidArgument(fmt::format("key value {} is not a valid key", value.ToString()));
+      if (!text) {
+        std::string shown = std::isnan(value.AsDouble()) ? "NaN" : value.ToString();
+        return InvalidArgument(fmt::format("key value {} is not a valid key", shown));
+      }
       return *text;
     }
     case ScalarKind::kBlob: break;

@@ -341,4 +341,12 @@ struct QueryIR {
   std::vector<TypeRef> writes;
 };
 
+// A readable, deterministic rendering of the IR for tests and debugging, e.g.
+//   scan $p: Person {name = "Alice"}
+//   traverse $p -> $f via Knows (forward, from $p src->dst, new, hops 1..1)
+//   filter $f.age > 30
+//   return p.name: String = $p.name
+//   limit 3
+std::string ToDebugString(const QueryIR& query);
+
 }  // namespace omnigraph::compiler::ir

@@ -59,6 +59,15 @@ class QueryParser {
     deferred_ = ParseErrorAt(file_, src_, Loc(offset), what);
   }
 
+  // Runs `fn` with failures at the construct's start reported as `what`.
+  template <typename Fn>
+  bool Labeled(const char* what, Fn&& fn) {
+    sc_.PushLabel(sc_.PeekTokenStart(), what);
+    bool ok = fn();
+    sc_.PopLabel();
+    return ok;
+  }
+
   // Runs `fn`; restores the position when it fails.
   template <typename Fn>
   bool Try(Fn&& fn) {
@@ -123,7 +132,7 @@ class QueryParser {
     }
     std::string text;
     if (!sc_.Lit("(") || !ParseString(&text) || !sc_.Lit(")")) return false;
-    if (slot->has_value()) Defer(at, fmt::format("query {} declares @{} multiple times", q->name, name));
+    if (slot->has_value()) Defer(at, fmt::format("duplicate @{} on query {}", name, q->name));
     *slot = text;
     return true;
   }
@@ -247,6 +256,10 @@ class QueryParser {
 
   // clause = negation | binding | traversal | filter | text_search
   bool ParseClause(Clause* c) {
+    return Labeled("match clause", [&] { return ParseClauseInner(c); });
+  }
+
+  bool ParseClauseInner(Clause* c) {
     size_t at = sc_.PeekTokenStart();
     using Alternative = bool (QueryParser::*)(Clause*);
     static constexpr Alternative kAlternatives[] = {&QueryParser::ParseNegation, &QueryParser::ParseBinding,
@@ -307,6 +320,10 @@ class QueryParser {
 
   // match_value = literal | variable | "now" "(" ")"
   bool ParseMatchValue(MatchValue* v) {
+    return Labeled("literal, variable or now()", [&] { return ParseMatchValueInner(v); });
+  }
+
+  bool ParseMatchValueInner(MatchValue* v) {
     size_t at = sc_.PeekTokenStart();
     v->location = Loc(at);
     if (Try([&] { return ParseLiteral(&v->literal); })) {
@@ -399,6 +416,10 @@ class QueryParser {
 
   // filter_op = "starts_with" | "contains" | ">=" | "<=" | "!=" | ">" | "<" | "="
   bool ParseFilterOp(CompareOp* op) {
+    return Labeled("comparison operator", [&] { return ParseFilterOpInner(op); });
+  }
+
+  bool ParseFilterOpInner(CompareOp* op) {
     if (Try([&] { return sc_.Lit("starts_with"); })) {
       *op = CompareOp::kStartsWith;
       return true;
@@ -458,6 +479,10 @@ class QueryParser {
 
   // ordering = nearest_call | expr [ "asc" | "desc" ]
   bool ParseOrdering(Ordering* o) {
+    return Labeled("order key", [&] { return ParseOrderingInner(o); });
+  }
+
+  bool ParseOrderingInner(Ordering* o) {
     o->location = Loc(sc_.PeekTokenStart());
     if (Try([&] {
           o->expr = Expr();
@@ -479,6 +504,10 @@ class QueryParser {
   // expr = "now" "(" ")" | nearest_call | search_call | fuzzy_call | match_text_call
   //      | bm25_call | rrf_call | agg_call | variable "." ident | variable | literal | ident
   bool ParseExpr(Expr* e) {
+    return Labeled("expression", [&] { return ParseExprInner(e); });
+  }
+
+  bool ParseExprInner(Expr* e) {
     size_t at = sc_.PeekTokenStart();
     *e = Expr();
     e->location = Loc(at);
@@ -616,6 +645,10 @@ class QueryParser {
 
   // literal = list | datetime("…") | date("…") | string | float | integer | bool
   bool ParseLiteral(Literal* lit) {
+    return Labeled("literal", [&] { return ParseLiteralInner(lit); });
+  }
+
+  bool ParseLiteralInner(Literal* lit) {
     size_t at = sc_.PeekTokenStart();
     *lit = Literal();
     lit->location = Loc(at);

@@ -62,6 +62,12 @@ bool Scanner::Fail(std::string_view what, size_t saved, size_t at) {
 
 void Scanner::Expect(std::string_view what, size_t at) {
   if (quiet_ > 0 || at < furthest_) return;
+  for (const Label& label : labels_) {
+    if (label.at == at) {
+      what = label.what;
+      break;
+    }
+  }
   if (at > furthest_) {
     furthest_ = at;
     expected_.clear();

@@ -68,6 +68,12 @@ class Scanner {
   // While positive, failures are not recorded (lookahead).
   void PushQuiet() { ++quiet_; }
   void PopQuiet() { --quiet_; }
+  // Names a construct starting at `at`: failures recorded exactly at `at`
+  // while the label is active are reported as `what` (the outermost label
+  // wins), so "expected expression" replaces the list of every alternative
+  // an expression may start with. Failures deeper inside keep their detail.
+  void PushLabel(size_t at, std::string what) { labels_.push_back({at, std::move(what)}); }
+  void PopLabel() { labels_.pop_back(); }
 
   // Furthest failure position and the message for it: "expected A, B or C,
   // found `x`" (or "found end of input").
@@ -83,6 +89,11 @@ class Scanner {
   int quiet_ = 0;
   size_t furthest_ = 0;
   std::vector<std::string> expected_;
+  struct Label {
+    size_t at;
+    std::string what;
+  };
+  std::vector<Label> labels_;
 };
 
 }  // namespace omnigraph::compiler

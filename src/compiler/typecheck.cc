@@ -645,8 +645,8 @@ class Checker {
       auto it = scope->find(edge_var);
       if (it != scope->end()) {
         return TypeError("T23",
-                         fmt::format("variable `${}` is already a {} binding; an edge binding needs a fresh name",
-                                     edge_var, it->second.is_edge ? "edge" : "node"),
+                         fmt::format("variable `${}` is already {} binding; an edge binding needs a fresh name",
+                                     edge_var, it->second.is_edge ? "an edge" : "a node"),
                          c.location);
       }
       if (Param(edge_var)) {
@@ -1015,7 +1015,9 @@ class Checker {
       case QExpr::Kind::kNearest:
       case QExpr::Kind::kBm25:
       case QExpr::Kind::kRrf: {
-        bool allowed = place == Place::kReturn || place == Place::kOrder ||
+        // In a filter the call is resolved (so its argument errors surface)
+        // and then refused by CheckFilter with T7.
+        bool allowed = place == Place::kReturn || place == Place::kOrder || place == Place::kFilter ||
                        (place == Place::kArgument && x.kind != QExpr::Kind::kRrf);
         if (!allowed) {
           return TypeError("", fmt::format("`{}` can only be used in return or order", SearchName(x.kind)), x.location);
@@ -1321,10 +1323,6 @@ class Checker {
         po.is_rank = IsRankKind(po.expr.kind);
         po.is_nearest = po.expr.kind == ir::Expr::Kind::kNearest;
         po.is_rrf = po.expr.kind == ir::Expr::Kind::kRrf;
-        if (po.is_rank && i != 0) {
-          return TypeError("", fmt::format("search ordering `{}` must be the first order key", po.expr.source),
-                           o.expr.location);
-        }
       }
       out->push_back(std::move(po));
     }
@@ -1364,6 +1362,14 @@ class Checker {
   }
 
   Status FinishOrder(std::vector<PendingOrder>& order, ir::ReadQuery* read) {
+    // Checked after the limit and grouping rules (§2.9): a search function
+    // ranks only as the first key (upstream fails at run time).
+    for (size_t i = 1; i < order.size(); ++i) {
+      if (order[i].is_rank && !order[i].is_alias) {
+        return TypeError("", fmt::format("search ordering `{}` must be the first order key", order[i].expr.source),
+                         order[i].source->expr.location);
+      }
+    }
     if (!order.empty() && order[0].is_rank) {
       // Search order: the rank expression decides; later keys are ignored.
       read->search_order =

@@ -17,7 +17,11 @@ void AppendInteger(std::string* out, T value) {
   out->append(buffer, end);
 }
 
-void AppendFloat(std::string* out, double value) {
+// Shortest round-trip decimal at the stored width (so a Float32 0.1 prints
+// as 0.1, not 0.10000000149011612); whole values keep a ".0" so a float
+// column never reads as an integer (the JSON spelling of serde_json).
+template <typename F>
+void AppendFloat(std::string* out, F value) {
   if (std::isnan(value)) {
     out->append("\"NaN\"");
   } else if (std::isinf(value)) {
@@ -25,7 +29,9 @@ void AppendFloat(std::string* out, double value) {
   } else {
     char buffer[32];
     auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-    out->append(buffer, end);
+    std::string_view text(buffer, static_cast<size_t>(end - buffer));
+    out->append(text);
+    if (text.find_first_of(".e") == std::string_view::npos) out->append(".0");
   }
 }
 
@@ -64,7 +70,7 @@ void AppendCellJson(std::string* out, const Array& array, int64_t row, TemporalE
     case TypeId::kInt64: AppendInteger(out, array.Value<int64_t>(row)); return;
     case TypeId::kUInt32: AppendInteger(out, array.Value<uint32_t>(row)); return;
     case TypeId::kUInt64: AppendInteger(out, array.Value<uint64_t>(row)); return;
-    case TypeId::kFloat32: AppendFloat(out, static_cast<double>(array.Value<float>(row))); return;
+    case TypeId::kFloat32: AppendFloat(out, array.Value<float>(row)); return;
     case TypeId::kFloat64: AppendFloat(out, array.Value<double>(row)); return;
     case TypeId::kDate32:
       if (temporal == TemporalEncoding::kInteger) {

@@ -257,7 +257,9 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   OG_ASSIGN_OR_RETURN(RecordBatchPtr new_rows, EncodeGraphState(next));
   OG_ASSIGN_OR_RETURN(table::StagedTransaction staged, table::StageOverwrite(manifest, {new_rows}));
   OG_FAILPOINT(failpoint::kGraphBeforeCas);
-  auto committed = table::CommitLinear(staged);
+  table::CommitOptions options;
+  options.sync_with = p.sync_with;
+  auto committed = table::CommitLinear(staged, options);
   if (!committed.ok()) {
     if (committed.status().code() == ErrorCode::kCommitConflict) {
       return ReadSetChanged(fmt::format("graph_head:{}", p.branch), p.expected_head,

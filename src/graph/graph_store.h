@@ -44,6 +44,10 @@ struct Publication {
   std::string intent_nonce;                  // ULID minted with the write intent
   std::optional<std::string> actor_id;
   int64_t created_at_us = 0;
+  // Store keys (detached table versions, their data and deletion files)
+  // that must be durable before the publication is; synced in the same
+  // batch as the new __manifest version, before it becomes visible.
+  std::vector<std::string> sync_with;
 };
 
 class GraphStore {

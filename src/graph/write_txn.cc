@@ -168,7 +168,9 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
   publication.actor_id = txn.actor_id;
   publication.created_at_us = txn.created_at_us;
   for (StagedTable& s : staged) {
-    OG_ASSIGN_OR_RETURN(table::Dataset committed, table::CommitDetached(s.staged));
+    table::CommitOptions options;
+    options.deferred = &publication.sync_with;  // made durable by the publication's sync batch
+    OG_ASSIGN_OR_RETURN(table::Dataset committed, table::CommitDetached(s.staged, options));
     OG_FAILPOINT(failpoint::kGraphAfterDetachedCommit);
     TableUpdate update;
     update.table_key = s.entry->table_key;

@@ -343,6 +343,29 @@ Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data, c
   return SyncDirectory(DirectoryOf(full));
 }
 
+Result<std::string> LocalStore::StageForPublish(const std::string& path, std::string_view data) {
+  std::string full = FullPath(path);
+  std::string temp;
+  OG_RETURN_IF_ERROR(WriteTempFile(full, data, /*durable=*/false, &temp));
+  // Return the key relative to the store root.
+  return temp.substr(root_.size() + 1);
+}
+
+Status LocalStore::PublishIfAbsent(const std::string& staged, const std::string& path) {
+  std::string full = FullPath(path);
+  std::string temp = FullPath(staged);
+  Status st = [&]() -> Status {
+    OG_FAILPOINT(failpoint::kStoreBeforePublish);
+    if (::link(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("create", full, errno);
+    return Status::OK();
+  }();
+  ::unlink(temp.c_str());
+  if (!st.ok()) return st;
+  ++counters_.writes;
+  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+  return SyncDirectory(DirectoryOf(full));
+}
+
 Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& path, const WriteOptions& options) {
   std::string full = FullPath(path);
   OG_RETURN_IF_ERROR(EnsureParentDirectory(full));

@@ -36,6 +36,8 @@ class LocalStore final : public ObjectStore {
   Status PutIfAbsent(const std::string& path, std::string_view data, const WriteOptions& options = {}) override;
   Result<std::unique_ptr<ObjectWriter>> OpenWriter(const std::string& path, const WriteOptions& options = {}) override;
   Status Sync(const std::vector<std::string>& paths) override;
+  Result<std::string> StageForPublish(const std::string& path, std::string_view data) override;
+  Status PublishIfAbsent(const std::string& staged, const std::string& path) override;
   Status Delete(const std::string& path) override;
   Status DeletePrefix(const std::string& prefix) override;
   Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) override;

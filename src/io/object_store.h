@@ -93,6 +93,14 @@ class ObjectStore {
   virtual Status PutIfAbsent(const std::string& path, std::string_view data, const WriteOptions& options = {}) = 0;
   virtual Result<std::unique_ptr<ObjectWriter>> OpenWriter(const std::string& path,
                                                            const WriteOptions& options = {}) = 0;
+  // Two-phase put-if-absent, so a commit can sync its new manifest in the
+  // same batch as the files it names: StageForPublish writes `data` to a
+  // temporary object next to `path` (not synced; pass the returned key to
+  // Sync), PublishIfAbsent then creates `path` from it atomically if absent
+  // (AlreadyExists otherwise) and makes the directory entry durable. The
+  // staged object is removed either way.
+  virtual Result<std::string> StageForPublish(const std::string& path, std::string_view data) = 0;
+  virtual Status PublishIfAbsent(const std::string& staged, const std::string& path) = 0;
   // Makes objects written with durable = false durable: their bytes and the
   // directory entries naming them. Errors: NotFound for a missing path,
   // IoError.

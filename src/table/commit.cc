@@ -109,13 +109,13 @@ struct ApplyVisitor {
   }
 };
 
-Result<Dataset> Commit(const StagedTransaction& staged, uint64_t new_version) {
+Result<Dataset> Commit(const StagedTransaction& staged, uint64_t new_version, const CommitOptions& options) {
   const Dataset& base = staged.base;
   OG_RETURN_IF_ERROR(lance::CheckWriterFlags(base.manifest(), base.manifest_path()));
   OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(base.manifest(), staged.transaction, new_version));
   OG_ASSIGN_OR_RETURN(internal::PublishedManifest published,
                       internal::WriteManifest(base.store().get(), base.branch_root(), &manifest, staged.transaction,
-                                              staged.written_files));
+                                              staged.written_files, options.sync_with, options.deferred));
   return Dataset(base.store(), base.root(), base.branch_root(), std::make_shared<const lance::Manifest>(std::move(manifest)),
                  std::move(published.path), published.size, std::move(published.transaction_section));
 }
@@ -136,23 +136,24 @@ Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::
   return m;
 }
 
-Result<Dataset> CommitLinear(const StagedTransaction& staged) {
+Result<Dataset> CommitLinear(const StagedTransaction& staged, const CommitOptions& options) {
   if (staged.base.is_detached()) {
     return InvalidArgument(fmt::format("cannot commit linearly on detached version {} of '{}'", staged.base.version(),
                                        staged.base.root()));
   }
-  auto result = Commit(staged, staged.base.version() + 1);
+  if (options.deferred) return InvalidArgument("a linear commit cannot defer its sync");
+  auto result = Commit(staged, staged.base.version() + 1, options);
   if (result.ok()) {
-    // Best effort: Lance lists _versions/ to find the latest version, so a
-    // missing or stale hint is harmless.
+    // Best effort and not synced: Lance lists _versions/ to find the latest
+    // version, so a missing or stale hint is harmless.
     (void)staged.base.store()->Put(JoinPath(result->branch_root(), lance::kLatestVersionHint),
-                                   fmt::format("{{\"version\":{}}}", result->version()));
+                                   fmt::format("{{\"version\":{}}}", result->version()), WriteOptions{false});
   }
   return result;
 }
 
-Result<Dataset> CommitDetached(const StagedTransaction& staged) {
-  return Commit(staged, lance::NewDetachedVersion());
+Result<Dataset> CommitDetached(const StagedTransaction& staged, const CommitOptions& options) {
+  return Commit(staged, lance::NewDetachedVersion(), options);
 }
 
 namespace internal {
@@ -169,10 +170,12 @@ Result<lance::ManifestFile> ReadManifest(ObjectStore* store, const std::string& 
 
 Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest* manifest,
                                         const lance::Transaction& transaction,
-                                        const std::vector<std::string>& staged_files) {
+                                        const std::vector<std::string>& staged_files,
+                                        const std::vector<std::string>& sync_with, std::vector<std::string>* deferred) {
   bool detached = lance::IsDetachedVersion(manifest->version);
   std::string transaction_bytes = lance::EncodeTransaction(transaction);
   std::vector<std::string> to_sync = staged_files;
+  to_sync.insert(to_sync.end(), sync_with.begin(), sync_with.end());
   if (detached) {
     // A detached version is never part of a linear history, so Lance's
     // conflict resolution never looks for its transaction file; the
@@ -188,21 +191,35 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
     to_sync.push_back(txn_path);
   }
   OG_FAILPOINT(failpoint::kCommitAfterTransactionFile);
-  if (!detached) OG_RETURN_IF_ERROR(store->Sync(to_sync));
   std::string bytes = lance::EncodeManifestFile(*manifest, transaction_bytes);
   std::string path = JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(manifest->version));
   OG_FAILPOINT(failpoint::kCommitBeforeManifest);
-  Status st = store->PutIfAbsent(path, bytes, detached ? kDeferredWrite : WriteOptions{});
-  if (st.code() == ErrorCode::kAlreadyExists) {
+  auto conflict = [&]() {
     return CommitConflict(fmt::format("version {} of '{}' was committed by another writer", manifest->version,
                                       branch_root))
         .WithDetail("version", std::to_string(manifest->version));
-  }
-  OG_RETURN_IF_ERROR(st);
-  OG_FAILPOINT(failpoint::kCommitAfterManifest);
+  };
   if (detached) {
+    // Nothing names a fresh random detached id until the caller publishes
+    // it, so the manifest is created in place and synced with its files.
+    Status st = store->PutIfAbsent(path, bytes, kDeferredWrite);
+    if (st.code() == ErrorCode::kAlreadyExists) return conflict();
+    OG_RETURN_IF_ERROR(st);
+    OG_FAILPOINT(failpoint::kCommitAfterManifest);
     to_sync.push_back(path);
+    if (deferred) {
+      deferred->insert(deferred->end(), to_sync.begin(), to_sync.end());
+    } else {
+      OG_RETURN_IF_ERROR(store->Sync(to_sync));
+    }
+  } else {
+    OG_ASSIGN_OR_RETURN(std::string staged_manifest, store->StageForPublish(path, bytes));
+    to_sync.push_back(staged_manifest);
     OG_RETURN_IF_ERROR(store->Sync(to_sync));
+    Status st = store->PublishIfAbsent(staged_manifest, path);
+    if (st.code() == ErrorCode::kAlreadyExists) return conflict();
+    OG_RETURN_IF_ERROR(st);
+    OG_FAILPOINT(failpoint::kCommitAfterManifest);
   }
   return PublishedManifest{std::move(path), bytes.size(), std::move(transaction_bytes)};
 }

@@ -22,13 +22,24 @@ namespace omnigraph::table {
 Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::Transaction& transaction,
                                       uint64_t new_version);
 
+struct CommitOptions {
+  // Store keys of other files that must be durable no later than this
+  // commit; they are synced in the same batch as the commit's own files.
+  std::vector<std::string> sync_with;
+  // Detached commits only: do not sync; instead append every file this
+  // version needs durable to *deferred. The caller must sync them before
+  // anything names the version (the graph publisher syncs them with the
+  // __manifest commit that publishes the pin).
+  std::vector<std::string>* deferred = nullptr;
+};
+
 // Commits as version base+1 of the base's line (main or its branch).
 // Errors: InvalidArgument when the base is detached, CommitConflict when
 // version base+1 already exists, IoError.
-Result<Dataset> CommitLinear(const StagedTransaction& staged);
+Result<Dataset> CommitLinear(const StagedTransaction& staged, const CommitOptions& options = {});
 
 // Commits as a new detached version with a random id (top bit set).
 // Errors: IoError; CommitConflict only on an id collision (2^-63).
-Result<Dataset> CommitDetached(const StagedTransaction& staged);
+Result<Dataset> CommitDetached(const StagedTransaction& staged, const CommitOptions& options = {});
 
 }  // namespace omnigraph::table

@@ -27,10 +27,11 @@ inline constexpr WriteOptions kDeferredWrite{/*durable=*/false, /*direct=*/true}
 // Writes the transaction file and the manifest of `manifest.version` under
 // `{branch_root}/_versions/` and makes them, and `staged_files`, durable
 // before returning.
-// - Linear versions: the staged files and the transaction file are synced
-//   first, then the manifest is created with a durable put-if-absent (temp
-//   file + link), so it is visible only once everything it names is durable;
-//   a concurrent writer of the same version loses with CommitConflict.
+// - Linear versions: the staged files, the transaction file, `sync_with`
+//   and the new manifest's temporary copy are synced in one batch, then the
+//   manifest is linked into place (put-if-absent), so it is visible only
+//   once everything it names is durable; a concurrent writer of the same
+//   version loses with CommitConflict.
 // - Detached versions: nothing can name the manifest until the caller
 //   publishes its id, so all files are written first and synced together
 //   (one batch of barriers); the transaction is stored only inline in the
@@ -43,7 +44,9 @@ struct PublishedManifest {
 // Sets manifest->transaction_file to what was written.
 Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest* manifest,
                                         const lance::Transaction& transaction,
-                                        const std::vector<std::string>& staged_files);
+                                        const std::vector<std::string>& staged_files,
+                                        const std::vector<std::string>& sync_with = {},
+                                        std::vector<std::string>* deferred = nullptr);
 
 // Reads, verifies and decodes the deletion vector of `fragment` (which must
 // have a deletion file). Errors: NotFound, CorruptData (checksum mismatch,

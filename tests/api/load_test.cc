@@ -164,7 +164,7 @@ node Tweet {
             "{\"type\":\"Tweet\",\"data\":{\"id\":\"1413617112501850121\",\"id_num\":1413617112501850121,\"ratio\":0.5,"
             "\"score\":0.1,\"small\":2147483647,\"views\":18446744073709551615}}\n"
             "{\"type\":\"Tweet\",\"data\":{\"id\":\"9007199254740993\",\"id_num\":9007199254740993,\"ratio\":null,"
-            "\"score\":3,\"small\":null,\"views\":null}}\n"
+            "\"score\":3.0,\"small\":null,\"views\":null}}\n"
             "{\"type\":\"Tweet\",\"data\":{\"id\":\"9223372036854775807\",\"id_num\":9223372036854775807,\"ratio\":null,"
             "\"score\":null,\"small\":null,\"views\":null}}\n");
   const std::pair<const char*, const char*> bad[] = {

@@ -35,7 +35,7 @@ TEST(ResultJson, EncodesEveryTypeExactly) {
   QueryResult r = Sample();
   EXPECT_EQ(RowJson(r, 0),
             "{\"p.name\":\"Alice\",\"p.age\":9007199254740993,\"born\":\"2024-01-01\","
-            "\"seen\":\"2024-01-01T00:00:00.123Z\",\"tags\":[\"a\",\"b,c\"],\"score\":30}");
+            "\"seen\":\"2024-01-01T00:00:00.123Z\",\"tags\":[\"a\",\"b,c\"],\"score\":30.0}");
   EXPECT_EQ(RowJson(r, 1),
             "{\"p.name\":\"B\\\"ob\\nx\",\"p.age\":null,\"born\":null,\"seen\":null,\"tags\":[],\"score\":\"NaN\"}");
   std::string exported;
@@ -55,7 +55,7 @@ TEST(ResultFormat, CsvQuotesOnlyWhenNeeded) {
   std::string out = FormatResult(Sample(), OutputFormat::kCsv);
   EXPECT_EQ(out,
             "p.name,p.age,born,seen,tags,score\n"
-            "Alice,9007199254740993,2024-01-01,2024-01-01T00:00:00.123Z,\"[\"\"a\"\",\"\"b,c\"\"]\",30\n"
+            "Alice,9007199254740993,2024-01-01,2024-01-01T00:00:00.123Z,\"[\"\"a\"\",\"\"b,c\"\"]\",30.0\n"
             "\"B\"\"ob\nx\",null,null,null,[],\"\"\"NaN\"\"\"\n");
 }
 
@@ -76,7 +76,7 @@ TEST(ResultFormat, TableAlignsAndTruncates) {
   // Widths: max(header, cell) capped at 8 code points; "…" marks a cut.
   EXPECT_EQ(lines[1], "p.name  | p.age    | born     | seen     | tags     | score");
   EXPECT_EQ(lines[2], "--------+----------+----------+----------+----------+------");
-  EXPECT_EQ(lines[3], "Alice   | 9007199\u2026 | 2024-01\u2026 | 2024-01\u2026 | [\"a\",\"b\u2026 | 30   ");
+  EXPECT_EQ(lines[3], "Alice   | 9007199\u2026 | 2024-01\u2026 | 2024-01\u2026 | [\"a\",\"b\u2026 | 30.0 ");
   EXPECT_EQ(lines[4], "B\"ob\\nx | null     | null     | null     | []       | \"NaN\"");
 }
 
@@ -88,7 +88,7 @@ TEST(ResultFormat, KvAndEmptyResults) {
   std::string kv = FormatResult(Sample(), OutputFormat::kKv);
   EXPECT_EQ(kv.substr(0, kv.find("row 2")),
             "2 rows from branch main via people\nrow 1\np.name: Alice\np.age: 9007199254740993\nborn: 2024-01-01\n"
-            "seen: 2024-01-01T00:00:00.123Z\ntags: [\"a\",\"b,c\"]\nscore: 30\n\n");
+            "seen: 2024-01-01T00:00:00.123Z\ntags: [\"a\",\"b,c\"]\nscore: 30.0\n\n");
 }
 
 TEST(ResultFormat, JsonEnvelope) {

@@ -1,0 +1,316 @@
+#include "exec/mutation_executor.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "columnar/builder.h"
+#include "compiler/entity_id.h"
+#include "exec/json_value.h"
+
+namespace omnigraph::exec {
+namespace {
+
+namespace ir = compiler::ir;
+using compiler::Catalog;
+using compiler::EdgeType;
+using compiler::NodeType;
+
+using RowImage = std::vector<Scalar>;  // one value per physical column
+
+bool Holds(ir::CompareOp op, int c) {
+  switch (op) {
+    case ir::CompareOp::kEq: return c == 0;
+    case ir::CompareOp::kNe: return c != 0;
+    case ir::CompareOp::kLt: return c < 0;
+    case ir::CompareOp::kLe: return c <= 0;
+    case ir::CompareOp::kGt: return c > 0;
+    case ir::CompareOp::kGe: return c >= 0;
+  }
+  return false;
+}
+
+// The pending effect on one table: full row images by id, and deletions.
+struct PendingTable {
+  std::string table_key;
+  const NodeType* node = nullptr;
+  const EdgeType* edge = nullptr;
+  SchemaPtr schema;
+  graph::TableDataPtr committed;
+  std::map<std::string, RowImage> upserts;  // id -> image (ordered for deterministic staging)
+  std::unordered_set<std::string> deleted;
+  bool any_update = false;  // some image replaces a committed row
+
+  int Column(std::string_view name) const { return schema->FieldIndex(name); }
+  bool CommittedVisible(const std::string& id) const { return !upserts.count(id) && !deleted.count(id); }
+};
+
+class Planner {
+ public:
+  Planner(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
+          const std::map<std::string, Scalar>& params)
+      : graph_(graph), base_(base), catalog_(catalog), params_(params) {}
+
+  Result<MutationPlan> Run(const ir::QueryIR& query) {
+    for (const ir::MutationStatement& statement : query.statements) {
+      switch (statement.kind) {
+        case ir::MutationStatement::Kind::kInsert: OG_RETURN_IF_ERROR(Insert(statement)); break;
+        case ir::MutationStatement::Kind::kUpdate: OG_RETURN_IF_ERROR(Update(statement)); break;
+        case ir::MutationStatement::Kind::kDelete: OG_RETURN_IF_ERROR(Delete(statement)); break;
+      }
+    }
+    return Finish();
+  }
+
+ private:
+  Result<PendingTable*> Table(const std::string& table_key) {
+    if (auto it = tables_.find(table_key); it != tables_.end()) return &it->second;
+    const graph::TableEntry* entry = base_.FindTable(table_key);
+    if (entry == nullptr) return Internal(fmt::format("table '{}' is not in the snapshot", table_key));
+    PendingTable table;
+    table.table_key = table_key;
+    std::string name = table_key.substr(5);
+    if (table_key.rfind("node:", 0) == 0) {
+      table.node = catalog_.FindNode(name);
+      Schema s = catalog_.NodeTableSchema(*table.node);
+      s.AssignMissingFieldIds();
+      table.schema = std::make_shared<const Schema>(std::move(s));
+    } else {
+      table.edge = catalog_.FindEdge(name);
+      Schema s = catalog_.EdgeTableSchema(*table.edge);
+      s.AssignMissingFieldIds();
+      table.schema = std::make_shared<const Schema>(std::move(s));
+    }
+    OG_ASSIGN_OR_RETURN(table.committed, graph_.LoadTable(*entry));
+    auto [it, inserted] = tables_.emplace(table_key, std::move(table));
+    return &it->second;
+  }
+
+  Result<Scalar> Resolve(const ir::Value& value) const {
+    if (value.kind == ir::Value::Kind::kLiteral) return value.literal;
+    auto it = params_.find(value.param);
+    if (it == params_.end()) {
+      if (value.type.nullable) return Scalar::Null();
+      return InvalidArgument(fmt::format("parameter '{}' not provided", value.param));
+    }
+    return it->second;
+  }
+
+  // Converts a value to what the column builder of `type` accepts: Blob
+  // values arrive as "base64:<data>" text and are stored as bytes.
+  static Result<Scalar> ForColumn(const compiler::PropertyType& type, const Scalar& value, std::string_view property) {
+    if (value.is_null() || !type.is_blob()) return value;
+    const std::string& text = value.string_value();
+    constexpr std::string_view kPrefix = "base64:";
+    if (text.rfind(kPrefix, 0) != 0) {
+      return InvalidArgument(fmt::format(
+          "blob property '{}': external Blob URIs are denied by the graph's ExternalBlobPolicy (use base64: data)",
+          property));
+    }
+    std::string bytes;
+    if (!DecodeBase64(std::string_view(text).substr(kPrefix.size()), &bytes)) {
+      return InvalidArgument(fmt::format("blob property '{}': invalid base64 blob data", property));
+    }
+    return Scalar::String(std::move(bytes));
+  }
+
+  Result<RowImage> CommittedRow(const PendingTable& table, int64_t row) const {
+    RowImage image;
+    const RecordBatch& rows = *table.committed->rows();
+    for (int c = 0; c < rows.num_columns(); ++c) image.push_back(GetScalar(*rows.column(c), row));
+    return image;
+  }
+
+  Status Insert(const ir::MutationStatement& s) {
+    OG_ASSIGN_OR_RETURN(PendingTable * table, Table((s.on_edge ? "edge:" : "node:") + s.type_name));
+    if (!s.pending_embeddings.empty()) {
+      return InvalidArgument(fmt::format("missing required property '{}': embeddings are not computed at insert "
+                                         "time", s.pending_embeddings.front()));
+    }
+    RowImage image(table->schema->num_fields());
+    for (const ir::Assignment& a : s.assignments) {
+      OG_ASSIGN_OR_RETURN(Scalar v, Resolve(a.value));
+      if (v.is_null() && !a.type.nullable) {
+        return InvalidArgument(fmt::format("missing required property '{}'", a.property));
+      }
+      OG_ASSIGN_OR_RETURN(image[table->Column(a.property)], ForColumn(a.type, v, a.property));
+    }
+    std::string id;
+    if (table->node && table->node->keyed()) {
+      std::vector<Scalar> key;
+      for (const std::string& k : table->node->key) {
+        const Scalar& v = image[table->Column(k)];
+        if (v.is_null()) return InvalidArgument(fmt::format("insert missing @key property '{}'", k));
+        key.push_back(v);
+      }
+      OG_ASSIGN_OR_RETURN(id, compiler::DeriveKeyId(*table->node, key));
+      if (table->committed->RowOf(id) >= 0 || table->upserts.count(id)) table->any_update = true;
+    } else {
+      id = compiler::NewEntityId();
+    }
+    image[table->Column("id")] = Scalar::String(id);
+    if (table->edge) {
+      OG_ASSIGN_OR_RETURN(Scalar from, Resolve(*s.from));
+      OG_ASSIGN_OR_RETURN(Scalar to, Resolve(*s.to));
+      if (from.is_null() || to.is_null()) return InvalidArgument("edge insert needs non-null 'from' and 'to'");
+      image[table->Column("src")] = from;
+      image[table->Column("dst")] = to;
+      ++affected_edges_;
+    } else {
+      ++affected_nodes_;
+    }
+    table->upserts[id] = std::move(image);
+    return Status::OK();
+  }
+
+  // Whether row `image` satisfies the where-predicate (SQL NULL semantics).
+  Result<bool> Matches(const PendingTable& table, const RowImage& image, const ir::WherePredicate& where) const {
+    int column = where.column == ir::WherePredicate::Column::kSrc   ? table.Column("src")
+                 : where.column == ir::WherePredicate::Column::kDst ? table.Column("dst")
+                                                                    : table.Column(where.property);
+    OG_ASSIGN_OR_RETURN(Scalar value, Resolve(where.value));
+    std::optional<int> c = Scalar::Compare(image[column], value);
+    return c.has_value() && Holds(where.op, *c);
+  }
+
+  // Visits every row visible to the statement (pending images first, then
+  // committed survivors) that matches `where`.
+  template <typename Visit>
+  Status ForEachMatch(PendingTable& table, const ir::WherePredicate& where, Visit visit) {
+    std::vector<std::pair<std::string, RowImage>> matched;
+    for (const auto& [id, image] : table.upserts) {
+      OG_ASSIGN_OR_RETURN(bool hit, Matches(table, image, where));
+      if (hit) matched.emplace_back(id, image);
+    }
+    const RecordBatch& rows = *table.committed->rows();
+    const Array& ids = table.committed->ids();
+    int column = where.column == ir::WherePredicate::Column::kSrc   ? table.Column("src")
+                 : where.column == ir::WherePredicate::Column::kDst ? table.Column("dst")
+                                                                    : table.Column(where.property);
+    OG_ASSIGN_OR_RETURN(Scalar value, Resolve(where.value));
+    const Array& predicate_column = *rows.column(column);
+    for (int64_t r = 0; r < rows.num_rows(); ++r) {
+      std::optional<int> c = Scalar::Compare(GetScalar(predicate_column, r), value);
+      if (!c || !Holds(where.op, *c)) continue;
+      std::string id(ids.GetView(r));
+      if (!table.CommittedVisible(id)) continue;
+      OG_ASSIGN_OR_RETURN(RowImage image, CommittedRow(table, r));
+      matched.emplace_back(std::move(id), std::move(image));
+    }
+    for (auto& [id, image] : matched) OG_RETURN_IF_ERROR(visit(id, image));
+    return Status::OK();
+  }
+
+  Status Update(const ir::MutationStatement& s) {
+    insert_only_ = false;
+    OG_ASSIGN_OR_RETURN(PendingTable * table, Table("node:" + s.type_name));
+    std::vector<std::pair<int, Scalar>> assigned;
+    for (const ir::Assignment& a : s.assignments) {
+      OG_ASSIGN_OR_RETURN(Scalar v, Resolve(a.value));
+      if (v.is_null() && !a.type.nullable) {
+        return InvalidArgument(fmt::format("non-nullable property '{}' cannot be set to null", a.property));
+      }
+      OG_ASSIGN_OR_RETURN(Scalar stored, ForColumn(a.type, v, a.property));
+      assigned.emplace_back(table->Column(a.property), std::move(stored));
+    }
+    return ForEachMatch(*table, *s.where, [&](const std::string& id, RowImage image) -> Status {
+      for (const auto& [column, value] : assigned) image[column] = value;
+      table->upserts[id] = std::move(image);
+      table->any_update = true;
+      ++affected_nodes_;
+      return Status::OK();
+    });
+  }
+
+  Status Delete(const ir::MutationStatement& s) {
+    insert_only_ = false;
+    OG_ASSIGN_OR_RETURN(PendingTable * table, Table((s.on_edge ? "edge:" : "node:") + s.type_name));
+    std::vector<std::string> removed;
+    OG_RETURN_IF_ERROR(ForEachMatch(*table, *s.where, [&](const std::string& id, const RowImage&) -> Status {
+      removed.push_back(id);
+      return Status::OK();
+    }));
+    for (const std::string& id : removed) {
+      table->upserts.erase(id);
+      if (table->committed->RowOf(id) >= 0 && table->deleted.insert(id).second && table->edge) ++affected_edges_;
+      if (table->node) ++affected_nodes_;
+    }
+    if (table->edge || removed.empty()) return Status::OK();
+    // Cascade: every edge incident to a deleted node goes too; each edge is
+    // counted once even when both endpoints are deleted.
+    std::unordered_set<std::string> gone(removed.begin(), removed.end());
+    for (const EdgeType* edge : catalog_.IncidentEdges(s.type_name)) {
+      OG_ASSIGN_OR_RETURN(PendingTable * edges, Table(edge->TableKey()));
+      bool src_side = edge->from_type == s.type_name, dst_side = edge->to_type == s.type_name;
+      const RecordBatch& rows = *edges->committed->rows();
+      const Array& ids = edges->committed->ids();
+      const Array& src = *rows.GetColumn("src");
+      const Array& dst = *rows.GetColumn("dst");
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        bool hit = (src_side && gone.count(std::string(src.GetView(r)))) ||
+                   (dst_side && gone.count(std::string(dst.GetView(r))));
+        if (!hit) continue;
+        std::string id(ids.GetView(r));
+        if (edges->upserts.count(id)) continue;
+        if (edges->deleted.insert(id).second) ++affected_edges_;
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<MutationPlan> Finish() {
+    MutationPlan plan;
+    plan.affected_nodes = affected_nodes_;
+    plan.affected_edges = affected_edges_;
+    plan.insert_only = insert_only_;
+    for (auto& [key, table] : tables_) {
+      if (table.upserts.empty() && table.deleted.empty()) continue;
+      TableDelta delta;
+      delta.table_key = key;
+      delta.deleted_ids.insert(table.deleted.begin(), table.deleted.end());
+      if (!table.upserts.empty()) {
+        std::vector<std::unique_ptr<ArrayBuilder>> builders;
+        for (const Field& f : table.schema->fields()) builders.push_back(ArrayBuilder::Make(f.type));
+        for (const auto& [id, image] : table.upserts) {
+          for (size_t c = 0; c < builders.size(); ++c) {
+            Status st = builders[c]->AppendScalar(image[c]);
+            if (!st.ok()) {
+              return InvalidArgument(fmt::format("property '{}' of {} '{}': {}", table.schema->field(c).name,
+                                                 table.table_key, id, st.message()));
+            }
+          }
+        }
+        std::vector<ArrayPtr> columns;
+        for (auto& b : builders) columns.push_back(b->Finish());
+        OG_ASSIGN_OR_RETURN(delta.upserts, RecordBatch::Make(table.schema, std::move(columns)));
+        bool keyed = table.node && table.node->keyed();
+        delta.insert_kind = (keyed || table.any_update) ? graph::TableChange::Kind::kUpsert
+                                                        : graph::TableChange::Kind::kStrictInsert;
+      }
+      plan.delta.emplace(key, std::move(delta));
+    }
+    return plan;
+  }
+
+  graph::GraphStore& graph_;
+  const graph::GraphState& base_;
+  const Catalog& catalog_;
+  const std::map<std::string, Scalar>& params_;
+  std::map<std::string, PendingTable> tables_;
+  uint64_t affected_nodes_ = 0;
+  uint64_t affected_edges_ = 0;
+  bool insert_only_ = true;
+};
+
+}  // namespace
+
+Result<MutationPlan> PlanMutation(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
+                                  const ir::QueryIR& query, const std::map<std::string, Scalar>& params) {
+  if (!query.is_mutation) return InvalidArgument(fmt::format("query '{}' is not a mutation", query.name));
+  return Planner(graph, base, catalog, params).Run(query);
+}
+
+}  // namespace omnigraph::exec

@@ -1,0 +1,39 @@
+// Mutation execution (spec/surface.md §3.2): statements run in order against
+// the captured snapshot plus the query's own pending writes
+// (read-your-writes: a pending row image shadows the committed one), and
+// the whole query becomes one WriteDelta — validated and published as
+// exactly one commit by the caller, or none when nothing changed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "columnar/scalar.h"
+#include "compiler/catalog.h"
+#include "compiler/query_ir.h"
+#include "exec/write_delta.h"
+#include "graph/graph_store.h"
+
+namespace omnigraph::exec {
+
+struct MutationPlan {
+  WriteDelta delta;
+  uint64_t affected_nodes = 0;
+  uint64_t affected_edges = 0;
+  // Only inserts: a moved branch may be re-prepared silently (engine.md §5.2).
+  bool insert_only = true;
+
+  bool changes_anything() const { return !delta.empty(); }
+};
+
+// Plans `query` (a checked mutation). `params` holds the bound parameters
+// (including `__nanograph_now` when the query uses now()).
+// Errors: InvalidArgument for run-time failures ("parameter 'x' not
+// provided", "insert missing @key property 'p'", a value that does not fit
+// its property), ResourceLimitExceeded.
+Result<MutationPlan> PlanMutation(graph::GraphStore& graph, const graph::GraphState& base,
+                                  const compiler::Catalog& catalog, const compiler::ir::QueryIR& query,
+                                  const std::map<std::string, Scalar>& params);
+
+}  // namespace omnigraph::exec

@@ -1,0 +1,72 @@
+// Flat (index-free) text and vector search primitives for read queries
+// (spec/surface.md §2.7).
+//
+// Tokenization is deliberately simple and documented as such: ASCII letters
+// and digits are lower-cased, every other ASCII byte separates tokens, and
+// bytes >= 0x80 (UTF-8 sequences) are kept inside tokens unchanged. There is
+// no stemming and no stop-word list (Lance's default tokenizer has both), so
+// `search` matches whole lower-cased words only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/status.h"
+
+namespace omnigraph::exec {
+
+// Tokens of `text` in order (duplicates kept), appended to `out`.
+void Tokenize(std::string_view text, std::vector<std::string>* out);
+
+// Sorted, de-duplicated tokens of `text`.
+std::vector<std::string> UniqueTokens(std::string_view text);
+
+// Byte-level Levenshtein distance of `a` and `b` when it is <= `max_edits`,
+// otherwise max_edits + 1 (the computation stops early).
+uint32_t BoundedLevenshtein(std::string_view a, std::string_view b, uint32_t max_edits);
+
+// `search` / `match_text`: some token of `field_tokens` equals some token of
+// `query_tokens` (both sorted unique). An empty query matches nothing.
+bool AnyTokenMatches(const std::vector<std::string>& field_tokens, const std::vector<std::string>& query_tokens);
+
+// `fuzzy`: some field token is within `max_edits` edits of some query token.
+bool AnyTokenFuzzyMatches(const std::vector<std::string>& field_tokens,
+                          const std::vector<std::string>& query_tokens, uint32_t max_edits);
+
+// BM25 over a fixed candidate set of documents (k1 = 1.2, b = 0.75,
+// idf = ln(1 + (N - n + 0.5) / (n + 0.5)), N documents, n containing the
+// term). Add every candidate document first, then Score.
+class Bm25Scorer {
+ public:
+  explicit Bm25Scorer(std::vector<std::string> query_tokens);
+
+  // Adds one document (its text) and returns its index. Callers leave NULL
+  // fields out: they are not documents.
+  size_t AddDocument(std::string_view text);
+  // Score of document `doc`; 0 when it contains no query token.
+  double Score(size_t doc) const;
+  // Whether document `doc` contains at least one query token.
+  bool Matches(size_t doc) const;
+
+ private:
+  std::vector<std::string> query_;              // sorted unique
+  std::vector<std::vector<uint32_t>> term_freq_;  // per document, per query token
+  std::vector<uint32_t> doc_len_;
+  mutable std::vector<uint32_t> doc_freq_;
+  mutable bool finalized_ = false;
+  uint64_t total_len_ = 0;
+};
+
+// The deterministic mock embedding of §2.7 (OMNIGRAPH_EMBEDDINGS_MOCK):
+// FNV-1a-64 seed of the UTF-8 text, xorshift64 per dimension, value =
+// (seed / u64::MAX) * 2 - 1 as f32, then L2-normalised.
+// Errors: InvalidArgument when the vector is all zeros or not finite.
+Result<std::vector<float>> MockEmbedding(std::string_view text, int32_t dim);
+
+// True when OMNIGRAPH_EMBEDDINGS_MOCK is set to a truthy value
+// (anything but "", "0", "false", "no", "off").
+bool MockEmbeddingsEnabled();
+
+}  // namespace omnigraph::exec

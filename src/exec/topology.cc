@@ -1,0 +1,150 @@
+#include "exec/topology.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace omnigraph::exec {
+
+namespace {
+
+// Fills one direction from (node, neighbor, edge) triples given as two
+// parallel row arrays. Entries are packed as (neighbor << 32 | edge) so one
+// integer sort per node range yields the (neighbor, edge) order.
+Adjacency BuildDirection(uint32_t num_nodes, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+                         const std::vector<uint32_t>& edge_rows) {
+  Adjacency adj;
+  adj.offsets.assign(static_cast<size_t>(num_nodes) + 1, 0);
+  for (uint32_t node : from) ++adj.offsets[node + 1];
+  for (size_t n = 0; n < num_nodes; ++n) adj.offsets[n + 1] += adj.offsets[n];
+  std::vector<uint64_t> packed(from.size());
+  std::vector<uint32_t> cursor(adj.offsets.begin(), adj.offsets.end() - 1);
+  for (size_t k = 0; k < from.size(); ++k) {
+    packed[cursor[from[k]]++] = (static_cast<uint64_t>(to[k]) << 32) | edge_rows[k];
+  }
+  for (uint32_t n = 0; n < num_nodes; ++n) {
+    auto first = packed.begin() + adj.offsets[n];
+    auto last = packed.begin() + adj.offsets[n + 1];
+    if (last - first > 1) std::sort(first, last);
+  }
+  adj.neighbors.resize(packed.size());
+  adj.edges.resize(packed.size());
+  for (size_t k = 0; k < packed.size(); ++k) {
+    adj.neighbors[k] = static_cast<uint32_t>(packed[k] >> 32);
+    adj.edges[k] = static_cast<uint32_t>(packed[k]);
+  }
+  return adj;
+}
+
+void AppendIdentity(std::string* out, std::string_view graph_root, const graph::TableEntry& t) {
+  fmt::format_to(std::back_inserter(*out), "{}/{}@{}#{};", graph_root, t.location, t.pin.LanceVersion(),
+                 t.pin.transaction_uuid);
+}
+
+}  // namespace
+
+bool Adjacency::HasNeighbor(uint32_t node, uint32_t target) const {
+  auto first = neighbors.begin() + begin(node);
+  auto last = neighbors.begin() + end(node);
+  return std::binary_search(first, last, target);
+}
+
+int64_t Topology::MemoryBytes() const {
+  auto bytes = [](const Adjacency& a) {
+    return static_cast<int64_t>((a.offsets.size() + a.neighbors.size() + a.edges.size()) * sizeof(uint32_t));
+  };
+  return bytes(forward) + bytes(reverse);
+}
+
+Result<TopologyPtr> BuildTopology(const graph::TableData& edges, const graph::TableData& from_nodes,
+                                  const graph::TableData& to_nodes) {
+  const Array* src = edges.Column("src");
+  const Array* dst = edges.Column("dst");
+  if (src == nullptr || dst == nullptr || src->type_id() != TypeId::kUtf8 || dst->type_id() != TypeId::kUtf8) {
+    return CorruptData("edge table has no Utf8 src/dst columns");
+  }
+  constexpr int64_t kMax = std::numeric_limits<uint32_t>::max() - 1;
+  if (edges.num_rows() > kMax || from_nodes.num_rows() > kMax || to_nodes.num_rows() > kMax) {
+    return ResourceLimitExceeded("topology rows", static_cast<uint64_t>(kMax),
+                                 static_cast<uint64_t>(std::max({edges.num_rows(), from_nodes.num_rows(),
+                                                                 to_nodes.num_rows()})));
+  }
+  auto topology = std::make_shared<Topology>();
+  const int64_t n = edges.num_rows();
+  std::vector<uint32_t> src_rows, dst_rows, edge_rows;
+  src_rows.reserve(static_cast<size_t>(n));
+  dst_rows.reserve(static_cast<size_t>(n));
+  edge_rows.reserve(static_cast<size_t>(n));
+  for (int64_t e = 0; e < n; ++e) {
+    if (src->IsNull(e) || dst->IsNull(e)) {
+      ++topology->dangling_edges;
+      continue;
+    }
+    int64_t s = from_nodes.RowOf(src->GetView(e));
+    int64_t d = to_nodes.RowOf(dst->GetView(e));
+    if (s < 0 || d < 0) {
+      ++topology->dangling_edges;
+      continue;
+    }
+    src_rows.push_back(static_cast<uint32_t>(s));
+    dst_rows.push_back(static_cast<uint32_t>(d));
+    edge_rows.push_back(static_cast<uint32_t>(e));
+  }
+  topology->num_edges = src_rows.size();
+  topology->forward = BuildDirection(static_cast<uint32_t>(from_nodes.num_rows()), src_rows, dst_rows, edge_rows);
+  topology->reverse = BuildDirection(static_cast<uint32_t>(to_nodes.num_rows()), dst_rows, src_rows, edge_rows);
+  return TopologyPtr(std::move(topology));
+}
+
+std::string TopologyCacheKey(std::string_view graph_root, const graph::TableEntry& edges,
+                             const graph::TableEntry& from_nodes, const graph::TableEntry& to_nodes) {
+  std::string key;
+  AppendIdentity(&key, graph_root, edges);
+  AppendIdentity(&key, graph_root, from_nodes);
+  AppendIdentity(&key, graph_root, to_nodes);
+  return key;
+}
+
+TopologyCache& TopologyCache::Global() {
+  static TopologyCache* cache = new TopologyCache();  // never destroyed: usable during static teardown
+  return *cache;
+}
+
+Result<TopologyPtr> TopologyCache::GetOrBuild(const std::string& key,
+                                              const std::function<Result<TopologyPtr>()>& build) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      it->second.last_use = ++clock_;
+      return it->second.topology;
+    }
+  }
+  OG_ASSIGN_OR_RETURN(TopologyPtr built, build());
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = entries_.find(key); it != entries_.end()) {
+    it->second.last_use = ++clock_;
+    return it->second.topology;
+  }
+  entries_[key] = Entry{built, ++clock_};
+  while (entries_.size() > capacity_) {
+    auto oldest = entries_.begin();
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->second.last_use < oldest->second.last_use) oldest = it;
+    }
+    entries_.erase(oldest);
+  }
+  return built;
+}
+
+size_t TopologyCache::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+void TopologyCache::Clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.clear();
+}
+
+}  // namespace omnigraph::exec

@@ -1,0 +1,98 @@
+// Compressed adjacency (CSR) of one edge table at one pin, for traversals
+// (spec/surface.md §2.4; §7.1 "graph index cache", 8 entries).
+//
+// Nodes are addressed by their dense row number in the endpoint tables'
+// cached TableData (graph/table_data.h), edges by their row number in the
+// edge table's TableData. Pins are immutable, so a topology built for
+// (edge pin, from-table pin, to-table pin) never changes; it is cached
+// process-wide by that exact identity and evicted least recently used.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/graph_state.h"
+#include "graph/table_data.h"
+#include "util/status.h"
+
+namespace omnigraph::exec {
+
+// One direction of adjacency. Within a node's range, entries are sorted by
+// (neighbor row, edge row), so parallel edges to one neighbor are adjacent
+// (set-of-pairs de-duplication is a comparison with the previous entry) and
+// membership tests can binary-search.
+struct Adjacency {
+  std::vector<uint32_t> offsets;    // node count + 1
+  std::vector<uint32_t> neighbors;  // neighbor node rows
+  std::vector<uint32_t> edges;      // edge rows, parallel to `neighbors`
+
+  uint32_t begin(uint32_t node) const { return offsets[node]; }
+  uint32_t end(uint32_t node) const { return offsets[node + 1]; }
+  uint32_t num_nodes() const { return offsets.empty() ? 0 : static_cast<uint32_t>(offsets.size() - 1); }
+  // True when `node` has an entry whose neighbor is `target`.
+  bool HasNeighbor(uint32_t node, uint32_t target) const;
+};
+
+struct Topology {
+  Adjacency forward;  // indexed by rows of the edge's from-type table: src → dst
+  Adjacency reverse;  // indexed by rows of the edge's to-type table: dst → src
+  uint64_t num_edges = 0;
+  // Edges whose src or dst id is not a row of its endpoint table. Write
+  // validation rejects dangling endpoints (§3.2), so this is 0 for any graph
+  // this engine wrote; such edges are left out rather than failing reads.
+  uint64_t dangling_edges = 0;
+
+  int64_t MemoryBytes() const;
+};
+
+using TopologyPtr = std::shared_ptr<const Topology>;
+
+// Builds the topology of `edges` (an edge TableData with Utf8 `src`/`dst`)
+// whose endpoints live in `from_nodes` / `to_nodes`.
+// Errors: CorruptData when `src`/`dst` are missing or not Utf8;
+// ResourceLimitExceeded beyond 2^32-1 edges or nodes.
+Result<TopologyPtr> BuildTopology(const graph::TableData& edges, const graph::TableData& from_nodes,
+                                  const graph::TableData& to_nodes);
+
+// The cache identity of an edge table's topology: graph root, then the exact
+// physical identity (location, Lance version, transaction) of the edge table
+// and of both endpoint tables.
+std::string TopologyCacheKey(std::string_view graph_root, const graph::TableEntry& edges,
+                             const graph::TableEntry& from_nodes, const graph::TableEntry& to_nodes);
+
+// Process-wide, thread-safe LRU cache of topologies.
+class TopologyCache {
+ public:
+  static constexpr size_t kDefaultCapacity = 8;
+
+  // The process-wide instance used by the executor.
+  static TopologyCache& Global();
+
+  explicit TopologyCache(size_t capacity = kDefaultCapacity) : capacity_(capacity) {}
+
+  // The cached topology for `key`, or the result of `build` (run without the
+  // lock held; when two callers race, the first inserted result wins).
+  // Errors: whatever `build` returns (not cached).
+  Result<TopologyPtr> GetOrBuild(const std::string& key, const std::function<Result<TopologyPtr>()>& build);
+
+  size_t size() const;
+  void Clear();
+
+ private:
+  struct Entry {
+    TopologyPtr topology;
+    uint64_t last_use = 0;
+  };
+  size_t capacity_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Entry, std::less<>> entries_;
+  uint64_t clock_ = 0;
+};
+
+}  // namespace omnigraph::exec

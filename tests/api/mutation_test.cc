@@ -1,0 +1,161 @@
+// Mutations through the embedded API (spec/surface.md §3).
+#include <gtest/gtest.h>
+
+#include "api/omnigraph.h"
+#include "support/temp_dir.h"
+
+namespace omnigraph::api {
+namespace {
+
+constexpr std::string_view kSchema = R"(
+node Person {
+    name: String @key
+    age: I32?
+    seen: DateTime?
+}
+node Company { name: String @key }
+node Note { body: String }
+edge WorksAt: Person -> Company
+edge Knows: Person -> Person { since: Date? }
+)";
+
+constexpr std::string_view kData = R"({"type":"Person","data":{"name":"alice","age":30}}
+{"type":"Person","data":{"name":"bob","age":25}}
+{"type":"Company","data":{"name":"acme"}}
+{"edge":"WorksAt","from":"alice","to":"acme"}
+{"edge":"Knows","from":"alice","to":"bob"}
+{"edge":"Knows","from":"bob","to":"alice"}
+)";
+
+constexpr std::string_view kMutations = R"(
+query hire_at_missing() { insert WorksAt { from: "bob", to: "globex" } }
+query found_and_hire() {
+    insert Company { name: "globex" }
+    insert WorksAt { from: "bob", to: "globex" }
+}
+query close_acme() { delete Company where name = "acme" }
+query set_age($name: String, $age: I32) { update Person set { age: $age } where name = $name }
+query older($min: I32) { update Person set { seen: now() } where age >= $min }
+query add_person($name: String, $age: I32?) { insert Person { name: $name, age: $age } }
+query remove($name: String) { delete Person where name = $name }
+query note($body: String) { insert Note { body: $body } }
+query unlink($from: String) { delete Knows where from = $from }
+query mixed() {
+    insert Person { name: "x" }
+    delete Person where name = "y"
+}
+)";
+
+class MutationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto g = Omnigraph::Init(dir_.path() + "/g", kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(g).value();
+    ASSERT_TRUE(graph_->Load(kData, "data.jsonl", LoadMode::kOverwrite).ok());
+  }
+  Result<MutationReport> Run(const std::string& name, std::string_view params = "{}") {
+    return graph_->Mutate(kMutations, "mutations.gq", name, params);
+  }
+  std::map<std::string, uint64_t> Counts() {
+    std::map<std::string, uint64_t> counts;
+    for (const auto& d : graph_->Snapshot()->datasets) counts[d.type_name] = d.entity_count;
+    return counts;
+  }
+  size_t Commits() { return graph_->ListCommits()->size(); }
+  testing::TempDir dir_;
+  std::unique_ptr<Omnigraph> graph_;
+};
+
+TEST_F(MutationTest, EdgeToAMissingNodeIsRefusedAndSameQueryInsertsSucceed) {
+  size_t before = Commits();
+  auto missing = Run("hire_at_missing");
+  EXPECT_EQ(missing.status().message(), "dst 'globex' not found in Company");
+  EXPECT_EQ(Commits(), before);
+  auto both = Run("found_and_hire");
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  EXPECT_EQ(both->affected_nodes, 1u);
+  EXPECT_EQ(both->affected_edges, 1u);
+  ASSERT_TRUE(both->commit.has_value());
+  EXPECT_EQ(Commits(), before + 1);
+  EXPECT_EQ(Counts(), (std::map<std::string, uint64_t>{{"Company", 2}, {"Knows", 2}, {"Note", 0}, {"Person", 2}, {"WorksAt", 2}}));
+}
+
+TEST_F(MutationTest, NodeDeleteCascadesToIncidentEdgesCountedOnce) {
+  auto closed = Run("close_acme");
+  ASSERT_TRUE(closed.ok()) << closed.status().ToString();
+  EXPECT_EQ(closed->affected_nodes, 1u);
+  EXPECT_EQ(closed->affected_edges, 1u);
+  auto removed = Run("remove", R"({"name":"alice"})");
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_EQ(removed->affected_nodes, 1u);
+  EXPECT_EQ(removed->affected_edges, 2u);  // both Knows edges touch alice
+  EXPECT_EQ(Counts(), (std::map<std::string, uint64_t>{{"Company", 0}, {"Knows", 0}, {"Note", 0}, {"Person", 1}, {"WorksAt", 0}}));
+}
+
+TEST_F(MutationTest, NothingMatchedPublishesNoCommit) {
+  size_t before = Commits();
+  auto r = Run("set_age", R"({"name":"nobody","age":1})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->affected_nodes, 0u);
+  EXPECT_FALSE(r->commit.has_value());
+  EXPECT_EQ(Commits(), before);
+}
+
+TEST_F(MutationTest, UpdateKeepsUnassignedPropertiesAndKeyedInsertUpserts) {
+  ASSERT_TRUE(Run("set_age", R"({"name":"bob","age":26})").ok());
+  EXPECT_NE(graph_->Export("main", {"Person"})->find("\"age\":26,\"name\":\"bob\""), std::string::npos);
+  // A keyed insert of an existing key replaces the whole image.
+  auto upsert = Run("add_person", R"({"name":"bob"})");
+  ASSERT_TRUE(upsert.ok()) << upsert.status().ToString();
+  EXPECT_EQ(*graph_->Export("main", {"Person"}),
+            "{\"type\":\"Person\",\"data\":{\"id\":\"alice\",\"age\":30,\"name\":\"alice\",\"seen\":null}}\n"
+            "{\"type\":\"Person\",\"data\":{\"id\":\"bob\",\"age\":null,\"name\":\"bob\",\"seen\":null}}\n");
+  // now() is one timestamp per mutation.
+  auto stamped = Run("older", R"({"min":0})");
+  ASSERT_TRUE(stamped.ok()) << stamped.status().ToString();
+  EXPECT_EQ(stamped->affected_nodes, 1u);
+}
+
+TEST_F(MutationTest, UnkeyedInsertsMintUlidsAndEdgeDeletesByEndpoint) {
+  auto n1 = Run("note", R"({"body":"a"})");
+  auto n2 = Run("note", R"({"body":"a"})");
+  ASSERT_TRUE(n1.ok() && n2.ok());
+  EXPECT_EQ(Counts()["Note"], 2u);
+  auto unlinked = Run("unlink", R"({"from":"alice"})");
+  ASSERT_TRUE(unlinked.ok()) << unlinked.status().ToString();
+  EXPECT_EQ(unlinked->affected_edges, 1u);
+  EXPECT_EQ(Counts()["Knows"], 1u);
+}
+
+TEST_F(MutationTest, MixedMutationIsRejectedBeforeAnyIo) {
+  size_t before = Commits();
+  auto r = Run("mixed");
+  ASSERT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message().rfind("mutation 'mixed' on the same query mixes inserts/updates and deletes", 0), 0u)
+      << r.status().message();
+  EXPECT_EQ(Commits(), before);
+}
+
+TEST_F(MutationTest, IfCommitIsACompareAndSwapOnTheHead) {
+  std::string head = graph_->ListCommits()->front().id;
+  auto stale = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", "01J0000000000000000000000X");
+  ASSERT_EQ(stale.status().code(), ErrorCode::kPreconditionFailed);
+  EXPECT_EQ(stale.status().http_status(), 412);
+  EXPECT_EQ(stale.status().details().at("actual"), head);
+  auto ok = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", head);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+}
+
+TEST_F(MutationTest, ParameterErrorsAreTyped) {
+  auto missing = Run("set_age", R"({"age":1})");
+  EXPECT_EQ(missing.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("parameter 'name'"), std::string::npos) << missing.status().message();
+  auto bad = Run("set_age", R"({"name":"bob","age":"x"})");
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
+  auto not_object = Run("set_age", "[1]");
+  EXPECT_EQ(not_object.status().message(), "params must be a JSON object");
+}
+
+}  // namespace
+}  // namespace omnigraph::api
