@@ -117,9 +117,9 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
   for (int attempt = 0;; ++attempt) {
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
+    // PlanLoad validates the whole delta itself, so errors name input lines.
     OG_ASSIGN_OR_RETURN(exec::LoadPlan plan,
                         exec::PlanLoad(*graph_, txn.base, *catalog, data, file_name, ToExecMode(mode)));
-    OG_RETURN_IF_ERROR(exec::ValidateWrite(*graph_, txn.base, *catalog, plan.delta));
     auto written = graph::CommitTableChanges(*graph_, txn, exec::ToTableChanges(plan.delta));
     if (!written.ok()) {
       bool retry = written.status().code() == ErrorCode::kReadSetChanged && mode != LoadMode::kOverwrite &&

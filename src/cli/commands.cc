@@ -31,10 +31,26 @@ struct GlobalFlags {
   std::string actor;
 };
 
+// A command-line usage error (conflicting or missing options): exit code 2
+// instead of 1 (§5.4).
+Status UsageError(std::string message) {
+  return Status(ErrorCode::kInvalidArgument, std::move(message), {{"exit", "usage"}});
+}
+
 // Errors go to stderr only (stdout stays parseable for --json callers).
+// Type errors keep their position out of the message text (it is part of
+// the contract, compiler/source.h); it is printed on a second line here so
+// that every bad query still names file, line and column.
 int Fail(const Status& st, bool /*json*/ = false) {
   std::cerr << "error: " << st.message() << "\n";
-  return kExitError;
+  const Status::Details& details = st.details();
+  auto file = details.find("file"), line = details.find("line"), column = details.find("column");
+  if (file != details.end() && line != details.end() && column != details.end()) {
+    std::string location = fmt::format("{}:{}:{}", file->second, line->second, column->second);
+    if (st.message().find(location) == std::string::npos) std::cerr << "  --> " << location << "\n";
+  }
+  auto exit = details.find("exit");
+  return exit != details.end() && exit->second == "usage" ? kExitUsage : kExitError;
 }
 
 Result<std::string> ReadFile(const std::string& path) {
@@ -48,10 +64,10 @@ Result<std::string> ReadFile(const std::string& path) {
 // The graph a command addresses: the positional URI, else --store.
 Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags& flags) {
   if (!positional.empty() && !flags.store.empty() && positional != flags.store) {
-    return InvalidArgument("pass the graph either as a positional URI or with --store, not both");
+    return UsageError("pass the graph either as a positional URI or with --store, not both");
   }
   std::string uri = positional.empty() ? flags.store : positional;
-  if (uri.empty()) return InvalidArgument("no graph given: pass a graph URI or --store <path>");
+  if (uri.empty()) return UsageError("no graph given: pass a graph URI or --store <path>");
   if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
     return InvalidArgument("a remote graph must be addressed with --server <url>, which this build does not serve");
   }
@@ -76,7 +92,7 @@ Json CommitJson(const graph::CommitRecord& c) {
 }
 
 Result<std::string> ReadParams(const std::string& params, const std::string& params_file) {
-  if (!params.empty() && !params_file.empty()) return InvalidArgument("pass --params or --params-file, not both");
+  if (!params.empty() && !params_file.empty()) return UsageError("pass --params or --params-file, not both");
   if (!params_file.empty()) return ReadFile(params_file);
   return params.empty() ? std::string("{}") : params;
 }
@@ -186,7 +202,7 @@ int Run(int argc, char** argv) {
   mutate->add_option("--if-commit", q_if_commit, "publish only if the branch head is this commit");
   auto query_source = [&](std::string* source, std::string* file) -> Status {
     if (!q_file.empty() == !q_inline.empty()) {
-      return InvalidArgument("pass exactly one of --query FILE or -e/--query-string SOURCE");
+      return UsageError("pass exactly one of --query FILE or -e/--query-string SOURCE");
     }
     if (!q_inline.empty()) {
       *source = q_inline;

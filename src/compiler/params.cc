@@ -1,5 +1,6 @@
 #include "compiler/params.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "compiler/source.h"
 #include "compiler/temporal.h"
 
 namespace omnigraph::compiler {
@@ -104,10 +106,22 @@ class Builder : public nlohmann::json_sax<Json> {
     return Open(std::move(v));
   }
   bool end_array() override { return Close(); }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
-    error = fmt::format("{} (at byte {})", ex.what(), position);
+  bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) override {
+    // ex.what() is "[json.exception.<kind>.<id>] parse error at line L,
+    // column C: <what>" (number overflow has no position); keep only <what>,
+    // ParseJson names the line and column for both.
+    std::string what = ex.what();
+    size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    size_t colon = what.find(": ");
+    if (what.rfind("parse error", 0) == 0 && colon != std::string::npos) what = what.substr(colon + 2);
+    error = EscapeInvalidUtf8(what);  // "last read" quotes raw input bytes
+    // A syntax error stops at the offending character; a number overflow
+    // (406) only after the whole token, so point back at its first digit.
+    error_position = ex.id == 406 && last_token.size() <= position ? position - last_token.size() + 1 : position;
     return false;
   }
+  size_t error_position = 0;  // 1-based offset of the offending character
 
  private:
   // Adds a finished value to the innermost open container (or the root).
@@ -161,7 +175,16 @@ Result<JVal> ParseJson(std::string_view text) {
   } catch (const std::exception& e) {
     return InvalidArgument(fmt::format("invalid params JSON: {}", e.what()));
   }
-  if (!ok) return InvalidArgument(fmt::format("invalid params JSON: {}", builder.error));
+  if (!ok) {
+    // `at` is 0-based and equals text.size() for an unexpected end of input.
+    size_t at = builder.error_position > 0 ? builder.error_position - 1 : 0;
+    size_t before = std::min(at, text.size());
+    size_t newline = before == 0 ? std::string_view::npos : text.rfind('\n', before - 1);
+    size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+    size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + line_start, '\n'));
+    return InvalidArgument(
+        fmt::format("invalid params JSON: line {}, column {}: {}", line, at - line_start + 1, builder.error));
+  }
   return std::move(builder.root);
 }
 

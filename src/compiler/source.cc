@@ -22,7 +22,51 @@ Status Located(std::string_view prefix, std::string_view code, std::string_view 
   return Status(ErrorCode::kInvalidArgument, std::move(message), std::move(details));
 }
 
+// Length of the well-formed UTF-8 sequence at text[i], or 0 when the byte
+// there does not start one (overlong two-byte forms included).
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
+  auto c = static_cast<unsigned char>(text[i]);
+  size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || i + length > text.size() || (length == 2 && c < 0xC2)) return 0;
+  for (size_t k = 1; k < length; ++k) {
+    if (!IsContinuationByte(static_cast<unsigned char>(text[i + k]))) return 0;
+  }
+  return length;
+}
+
 }  // namespace
+
+std::string EscapeInvalidUtf8(std::string_view text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
+size_t FirstInvalidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) return i;
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+Status CheckUtf8Source(std::string_view file, std::string_view source) {
+  size_t bad = FirstInvalidUtf8(source);
+  if (bad == std::string_view::npos) return Status::OK();
+  return ParseErrorAt(file, source, LocateOffset(source, bad),
+                      fmt::format("invalid UTF-8 byte 0x{:02X}", static_cast<unsigned char>(source[bad])));
+}
 
 SourceLocation LocateOffset(std::string_view source, size_t offset) {
   if (offset > source.size()) offset = source.size();
@@ -76,6 +120,8 @@ std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
   if (end == std::string_view::npos) end = source.size();
   std::string_view line = source.substr(begin, end - begin);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  // Invalid bytes are shown escaped; the caret still lines up because the
+  // first invalid byte of a source is where the error points.
   std::string number = std::to_string(loc.line);
   std::string gutter(number.size(), ' ');
   // Pad with spaces per code point, but keep tabs so the caret lines up.
@@ -88,7 +134,7 @@ std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
       pad += ' ';
     }
   }
-  return fmt::format("{} | {}\n{} | {}^", number, line, gutter, pad);
+  return fmt::format("{} | {}\n{} | {}^", number, EscapeInvalidUtf8(line), gutter, pad);
 }
 
 Status ParseErrorAt(std::string_view file, std::string_view source, SourceLocation loc, std::string_view what) {

@@ -59,6 +59,19 @@ Status CatalogErrorAt(std::string_view file, std::string_view source, SourceLoca
 // details code=T<n>|type and, when known, line/column.
 Status TypeError(std::string_view code, std::string_view what, SourceLocation loc = {});
 
+// `text` with every byte that is not part of a well-formed UTF-8 sequence
+// written as \xHH, for messages that quote input.
+std::string EscapeInvalidUtf8(std::string_view text);
+
+// The byte offset of the first byte of `text` that is not part of a
+// well-formed UTF-8 sequence, or npos when `text` is valid UTF-8.
+size_t FirstInvalidUtf8(std::string_view text);
+
+// Sources must be UTF-8 (a stray byte would otherwise reach storage):
+// "parse error: <file>:<line>:<col>: invalid UTF-8 byte 0xHH" at the first
+// bad byte, or OK.
+Status CheckUtf8Source(std::string_view file, std::string_view source);
+
 // Decodes the body of a string literal (the text between the quotes, with
 // escapes still encoded). Only \" \\ \n \r \t are legal (§1.1); anything
 // else fails with "unsupported escape sequence: \X" and `*bad_offset` set to

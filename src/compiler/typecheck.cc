@@ -1777,6 +1777,13 @@ Status WithQuery(Status s, const std::string& name) {
   return s.WithDetail("query", name);
 }
 
+// Type errors keep their contractual text without a position; the file
+// joins the line and column in the details so front ends can point at it.
+Status WithFile(Status s, std::string_view file_name) {
+  if (s.ok() || s.details().count("file") || !s.details().count("line")) return s;
+  return s.WithDetail("file", std::string(file_name));
+}
+
 }  // namespace
 
 namespace ir {
@@ -1826,7 +1833,15 @@ Result<ir::QueryIR> TypeCheck(const Catalog& catalog, const query::QueryDecl& qu
   Checker checker(catalog, query);
   Result<ir::QueryIR> result = checker.Run();
   if (!result.ok()) return WithQuery(result.status(), query.name);
-  if (options.enforce_d2 && result->is_mutation) OG_RETURN_IF_ERROR(CheckMutationKinds(*result));
+  if (options.enforce_d2 && result->is_mutation) {
+    Status mixed = CheckMutationKinds(*result);
+    // The D2 rule is about the whole query: point at its name.
+    if (!mixed.ok() && query.location.known()) {
+      return mixed.WithDetail("line", std::to_string(query.location.line))
+          .WithDetail("column", std::to_string(query.location.column));
+    }
+    OG_RETURN_IF_ERROR(mixed);
+  }
   return result;
 }
 
@@ -1835,8 +1850,9 @@ Result<std::vector<ir::QueryIR>> CompileQueries(const Catalog& catalog, std::str
   OG_ASSIGN_OR_RETURN(query::QueryFile file, ParseQueries(source, file_name));
   std::vector<ir::QueryIR> out;
   for (const query::QueryDecl& q : file.queries) {
-    OG_ASSIGN_OR_RETURN(ir::QueryIR ir, TypeCheck(catalog, q, options));
-    out.push_back(std::move(ir));
+    Result<ir::QueryIR> ir = TypeCheck(catalog, q, options);
+    if (!ir.ok()) return WithFile(ir.status(), file_name);
+    out.push_back(std::move(ir).value());
   }
   return out;
 }
@@ -1858,7 +1874,9 @@ Result<ir::QueryIR> CompileQuery(const Catalog& catalog, std::string_view source
     }
     if (!chosen) return NotFound(fmt::format("query '{}' not found", name));
   }
-  return TypeCheck(catalog, *chosen, options);
+  Result<ir::QueryIR> checked = TypeCheck(catalog, *chosen, options);
+  if (!checked.ok()) return WithFile(checked.status(), file_name);
+  return checked;
 }
 
 }  // namespace omnigraph::compiler

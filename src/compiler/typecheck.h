@@ -8,7 +8,9 @@
 // T18), then aggregate grouping (T9). Mutation statements are checked in
 // order (T10–T16, T3/T7/T14 for values). Messages are
 // "type error: T<n>: <what>" (or "type error: <what>" for the uncoded
-// errors of §6.2); details carry code, query, line and column (source.h).
+// errors of §6.2); details carry code, query, line and column (source.h),
+// plus file when compiled through CompileQuery / CompileQueries. The D2
+// error's line and column are those of the query name.
 //
 // Beyond the T-codes, these are rejected at compile time because they could
 // only fail (or silently misbehave) at run time:

@@ -1,5 +1,6 @@
 #include "exec/json_value.h"
 
+#include "compiler/source.h"
 #include "compiler/temporal.h"
 
 #include <charconv>
@@ -40,6 +41,31 @@ size_t CountStructuralTokens(std::string_view text) {
   }
   return count;
 }
+
+// Accepts every event and remembers where parsing stopped: used only after
+// a failed parse whose exception carries no position (number overflow).
+class ErrorLocator : public nlohmann::json_sax<Json> {
+ public:
+  size_t position = 0;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t at, const std::string& last_token, const nlohmann::detail::exception& ex) override {
+    // A number overflow (406) is reported after the whole token: point back
+    // at its first character.
+    position = ex.id == 406 && last_token.size() <= at ? at - last_token.size() + 1 : at;
+    return false;
+  }
+};
 
 std::string_view PhysicalName(compiler::ScalarKind kind) {
   switch (kind) {
@@ -230,15 +256,23 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
   try {
     out.impl_->value = Json::parse(line.begin(), line.end(), callback);
   } catch (const nlohmann::json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column N:
+    // <what>": keep <what> whole (it may itself hold ": ", as in "last
+    // read: '…'"), and keep the message valid UTF-8.
     std::string what = e.what();
-    size_t colon = what.rfind(": ");
-    return InvalidArgument(fmt::format("invalid JSON at column {}: {}", e.byte,
-                                       colon == std::string::npos ? what : what.substr(colon + 2)));
+    size_t prefix = what.find(", column ");
+    size_t colon = prefix == std::string::npos ? std::string::npos : what.find(": ", prefix);
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    return InvalidArgument(fmt::format("invalid JSON at column {}: {}", e.byte, compiler::EscapeInvalidUtf8(what)));
   } catch (const nlohmann::json::exception& e) {
-    // Number overflow (1e400) and other value errors.
+    // Number overflow (1e400) and other value errors: the exception has no
+    // position, so a second, event-free pass finds where parsing stopped.
     std::string what = e.what();
     size_t bracket = what.find("] ");
-    return InvalidArgument(fmt::format("invalid JSON: {}", bracket == std::string::npos ? what : what.substr(bracket + 2)));
+    ErrorLocator locator;
+    Json::sax_parse(line.begin(), line.end(), &locator, nlohmann::json::input_format_t::json, false);
+    return InvalidArgument(fmt::format("invalid JSON at column {}: {}", locator.position,
+                                       bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   if (!duplicate.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate));
   return out;

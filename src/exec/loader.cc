@@ -37,6 +37,9 @@ struct TableInput {
   std::vector<std::optional<std::string>> explicit_ids;
   std::vector<std::string> src, dst;
   std::vector<uint64_t> lines;
+  // Input line of every row that reaches the delta, by id (for validation
+  // errors about a written row).
+  std::unordered_map<std::string, uint64_t> line_of_id;
   uint64_t records = 0;
 
   int ColumnOf(std::string_view name) const { return schema->FieldIndex(name); }
@@ -232,7 +235,9 @@ class Loader {
       it->second = r;  // merge: the last occurrence wins
     }
     for (int64_t r = 0; r < rows; ++r) {
-      if (last[ids[r]] == r) keep.push_back(r);
+      if (last[ids[r]] != r) continue;
+      keep.push_back(r);
+      in.line_of_id[ids[r]] = in.lines[r];
     }
     BinaryBuilder id_builder(DataType::Utf8()), src_builder(DataType::Utf8()), dst_builder(DataType::Utf8());
     for (int64_t r = 0; r < rows; ++r) {
@@ -275,8 +280,8 @@ class Loader {
             if (committed->RowOf(ids.GetView(r)) >= 0) {
               std::string id(ids.GetView(r));
               return Status(ErrorCode::kKeyConflict,
-                            fmt::format("{} type '{}' already has this id: '{}'", in.node ? "node" : "edge",
-                                        in.type_name, id),
+                            fmt::format("{}:{}: {} type '{}' already has this id: '{}'", file_, in.line_of_id[id],
+                                        in.node ? "node" : "edge", in.type_name, id),
                             {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", id}});
             }
           }
@@ -285,7 +290,24 @@ class Loader {
       }
       plan.delta.emplace(key, std::move(delta));
     }
+    // End-of-write validation here rather than only by the caller, so that a
+    // violation caused by a record names its line like every other error.
+    Status valid = ValidateWrite(graph_, base_, catalog_, plan.delta);
+    if (!valid.ok()) return AtLine(valid);
     return plan;
+  }
+
+  // Prefixes "<file>:<line>: " when the violation names a row of the file.
+  Status AtLine(const Status& st) const {
+    const Status::Details& details = st.details();
+    auto table = details.find("table_key");
+    auto id = details.find("entity_id");
+    if (table == details.end() || id == details.end()) return st;
+    auto in = inputs_.find(table->second);
+    if (in == inputs_.end()) return st;
+    auto line = in->second.line_of_id.find(id->second);
+    if (line == in->second.line_of_id.end()) return st;
+    return Status(st.code(), fmt::format("{}:{}: {}", file_, line->second, st.message()), details);
   }
 
   graph::GraphStore& graph_;

@@ -31,11 +31,15 @@ struct LoadPlan {
   uint64_t total_records = 0;
 };
 
-// Parses and converts `data` (the file's bytes). `file_name` prefixes every
-// error: "<file>:<line>: <what>" (plus ":<column>" for malformed JSON).
+// Parses and converts `data` (the file's bytes), then validates the delta
+// against `base` (ValidateWrite). `file_name` prefixes every error about a
+// record: "<file>:<line>: <what>" ("<file>:<line>: invalid JSON at column
+// <n>: …" for malformed JSON). Only violations no single record causes
+// (a committed edge stranded by an overwrite, @card counts) carry no line.
 // Errors: InvalidArgument (envelope, unknown type or field, value
 // conversion, missing key, explicit id mismatch, duplicate @key in the file
-// as an @unique violation), KeyConflict (append: an id already committed or
+// as an @unique violation, enum/@range/@check/@unique, dangling edge
+// endpoints, @card), KeyConflict (append: an id already committed or
 // repeated in the file; overwrite: an explicit id repeated in the file),
 // ResourceLimitExceeded (line bytes, structural tokens).
 Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const compiler::Catalog& catalog,

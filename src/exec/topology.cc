@@ -76,19 +76,23 @@ Result<TopologyPtr> BuildTopology(const graph::TableData& edges, const graph::Ta
   src_rows.reserve(static_cast<size_t>(n));
   dst_rows.reserve(static_cast<size_t>(n));
   edge_rows.reserve(static_cast<size_t>(n));
+  // Resolve every endpoint id in two bulk, pipelined lookups.
+  std::vector<std::string_view> src_ids(static_cast<size_t>(n)), dst_ids(static_cast<size_t>(n));
   for (int64_t e = 0; e < n; ++e) {
-    if (src->IsNull(e) || dst->IsNull(e)) {
+    if (!src->IsNull(e)) src_ids[static_cast<size_t>(e)] = src->GetView(e);
+    if (!dst->IsNull(e)) dst_ids[static_cast<size_t>(e)] = dst->GetView(e);
+  }
+  std::vector<int64_t> src_found, dst_found;
+  from_nodes.RowsOf(src_ids, &src_found);
+  to_nodes.RowsOf(dst_ids, &dst_found);
+  for (int64_t e = 0; e < n; ++e) {
+    const size_t k = static_cast<size_t>(e);
+    if (src->IsNull(e) || dst->IsNull(e) || src_found[k] < 0 || dst_found[k] < 0) {
       ++topology->dangling_edges;
       continue;
     }
-    int64_t s = from_nodes.RowOf(src->GetView(e));
-    int64_t d = to_nodes.RowOf(dst->GetView(e));
-    if (s < 0 || d < 0) {
-      ++topology->dangling_edges;
-      continue;
-    }
-    src_rows.push_back(static_cast<uint32_t>(s));
-    dst_rows.push_back(static_cast<uint32_t>(d));
+    src_rows.push_back(static_cast<uint32_t>(src_found[k]));
+    dst_rows.push_back(static_cast<uint32_t>(dst_found[k]));
     edge_rows.push_back(static_cast<uint32_t>(e));
   }
   topology->num_edges = src_rows.size();

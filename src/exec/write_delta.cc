@@ -22,6 +22,12 @@ using graph::GraphState;
 using graph::GraphStore;
 using graph::TableDataPtr;
 
+// Names the written row a violation is about (details table_key and
+// entity_id), so a loader can point at the input line that wrote it.
+Status AtRow(Status st, const std::string& table_key, const RecordBatch& rows, int64_t row) {
+  return st.WithDetail("table_key", table_key).WithDetail("entity_id", std::string(rows.GetColumn("id")->GetView(row)));
+}
+
 std::string ValueText(const Array& column, int64_t row) {
   Scalar v = GetScalar(column, row);
   if (v.is_string()) return v.string_value();
@@ -66,8 +72,10 @@ class Validator {
   Status Run() {
     for (const auto& [key, d] : delta_) {
       if (!d.upserts) continue;
-      if (const NodeType* node = NodeOf(key)) OG_RETURN_IF_ERROR(CheckValues(*node, *d.upserts));
-      if (const EdgeType* edge = EdgeOf(key)) OG_RETURN_IF_ERROR(CheckEnums(edge->name, edge->properties, *d.upserts));
+      if (const NodeType* node = NodeOf(key)) OG_RETURN_IF_ERROR(CheckValues(key, *node, *d.upserts));
+      if (const EdgeType* edge = EdgeOf(key)) {
+        OG_RETURN_IF_ERROR(CheckEnums(key, edge->name, edge->properties, *d.upserts));
+      }
     }
     for (const auto& [key, d] : delta_) {
       if (!d.upserts) continue;
@@ -103,7 +111,8 @@ class Validator {
     return &it->second;
   }
 
-  Status CheckEnums(const std::string& type_name, const std::vector<Property>& properties, const RecordBatch& rows) {
+  Status CheckEnums(const std::string& key, const std::string& type_name, const std::vector<Property>& properties,
+                    const RecordBatch& rows) {
     for (const Property& p : properties) {
       if (!p.type.is_enum()) continue;
       const Array& column = *rows.GetColumn(p.name);
@@ -113,16 +122,17 @@ class Validator {
         if (!std::binary_search(p.type.enum_values.begin(), p.type.enum_values.end(), v)) {
           std::string expected;
           for (const std::string& e : p.type.enum_values) expected += (expected.empty() ? "" : ", ") + e;
-          return InvalidArgument(
-              fmt::format("invalid enum value '{}' for {}.{} (expected: {})", v, type_name, p.name, expected));
+          return AtRow(InvalidArgument(fmt::format("invalid enum value '{}' for {}.{} (expected: {})", v, type_name,
+                                                   p.name, expected)),
+                       key, rows, r);
         }
       }
     }
     return Status::OK();
   }
 
-  Status CheckValues(const NodeType& node, const RecordBatch& rows) {
-    OG_RETURN_IF_ERROR(CheckEnums(node.name, node.properties, rows));
+  Status CheckValues(const std::string& key, const NodeType& node, const RecordBatch& rows) {
+    OG_RETURN_IF_ERROR(CheckEnums(key, node.name, node.properties, rows));
     for (const auto& range : node.ranges) {
       const Array& column = *rows.GetColumn(range.property);
       for (int64_t r = 0; r < rows.num_rows(); ++r) {
@@ -131,21 +141,24 @@ class Validator {
         double d = v.AsDouble();
         auto bound_text = [](const compiler::RangeBoundValue& b) { return b.ToString(); };
         if (std::isnan(d)) {
-          return InvalidArgument(fmt::format("@range violation on {}.{}: value NaN is outside the range", node.name,
-                                             range.property));
+          return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value NaN is outside the range",
+                                                   node.name, range.property)),
+                       key, rows, r);
         }
         if (range.min) {
           Scalar lo = range.min->is_float ? Scalar::Double(range.min->float_value) : Scalar::Int(range.min->int_value);
           if (*Scalar::Compare(v, lo) < 0) {
-            return InvalidArgument(fmt::format("@range violation on {}.{}: value {} < min {}", node.name,
-                                               range.property, v.ToString(), bound_text(*range.min)));
+            return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} < min {}", node.name,
+                                                     range.property, v.ToString(), bound_text(*range.min))),
+                         key, rows, r);
           }
         }
         if (range.max) {
           Scalar hi = range.max->is_float ? Scalar::Double(range.max->float_value) : Scalar::Int(range.max->int_value);
           if (*Scalar::Compare(v, hi) > 0) {
-            return InvalidArgument(fmt::format("@range violation on {}.{}: value {} > max {}", node.name,
-                                               range.property, v.ToString(), bound_text(*range.max)));
+            return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} > max {}", node.name,
+                                                     range.property, v.ToString(), bound_text(*range.max))),
+                         key, rows, r);
           }
         }
       }
@@ -161,8 +174,9 @@ class Validator {
         if (column.IsNull(r)) continue;
         std::string_view v = column.GetView(r);
         if (!RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), pattern)) {
-          return InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",
-                                             node.name, check.property, v, check.pattern));
+          return AtRow(InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",
+                                                   node.name, check.property, v, check.pattern)),
+                       key, rows, r);
         }
       }
     }
@@ -186,9 +200,13 @@ class Validator {
     OG_ASSIGN_OR_RETURN(const EffectiveTable* table, Table(key));
     std::string cols = tuple.size() == 1 ? tuple.front() : "(" + fmt::format("{}", fmt::join(tuple, ", ")) + ")";
     std::unordered_map<std::string, std::string> holder;  // tuple -> id
-    auto violation = [&](const std::string& value, const std::string& a, const std::string& b) {
-      return InvalidArgument(
-          fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}'", type_name, cols, value, a, b));
+    // The written row at fault: the later of two written holders, or the
+    // written holder of a value a committed row also holds.
+    auto violation = [&](const std::string& value, const std::string& a, const std::string& b, bool b_written) {
+      return InvalidArgument(fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}'", type_name,
+                                         cols, value, a, b))
+          .WithDetail("table_key", key)
+          .WithDetail("entity_id", b_written ? b : a);
     };
     auto scan = [&](const RecordBatch& rows, bool committed) -> Status {
       std::vector<const Array*> columns;
@@ -200,7 +218,7 @@ class Validator {
         auto value = TupleOf(columns, r);
         if (!value) continue;
         auto [it, inserted] = holder.emplace(*value, std::string(id));
-        if (!inserted && it->second != id) return violation(*value, it->second, std::string(id));
+        if (!inserted && it->second != id) return violation(*value, it->second, std::string(id), !committed);
       }
       return Status::OK();
     };
@@ -210,6 +228,8 @@ class Validator {
   }
 
   Status CheckEdgeEndpoints(const EdgeType& edge, const RecordBatch& rows, bool committed, const EffectiveTable* self) {
+    // Only written edges point at an input row; stranded committed edges do not.
+    auto at_row = [&](Status st, int64_t r) { return committed ? st : AtRow(st, edge.TableKey(), rows, r); };
     OG_ASSIGN_OR_RETURN(const EffectiveTable* from, Table("node:" + edge.from_type));
     OG_ASSIGN_OR_RETURN(const EffectiveTable* to, Table("node:" + edge.to_type));
     const Array& ids = *rows.GetColumn("id");
@@ -218,10 +238,10 @@ class Validator {
     for (int64_t r = 0; r < rows.num_rows(); ++r) {
       if (committed && !self->CommittedSurvives(ids.GetView(r))) continue;
       if (!from->Contains(src.GetView(r))) {
-        return InvalidArgument(fmt::format("src '{}' not found in {}", src.GetView(r), edge.from_type));
+        return at_row(InvalidArgument(fmt::format("src '{}' not found in {}", src.GetView(r), edge.from_type)), r);
       }
       if (!to->Contains(dst.GetView(r))) {
-        return InvalidArgument(fmt::format("dst '{}' not found in {}", dst.GetView(r), edge.to_type));
+        return at_row(InvalidArgument(fmt::format("dst '{}' not found in {}", dst.GetView(r), edge.to_type)), r);
       }
     }
     return Status::OK();

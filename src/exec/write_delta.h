@@ -43,6 +43,8 @@ using WriteDelta = std::map<std::string, TableDelta>;
 //   3. edge referential integrity of written edges, and of committed edges
 //      stranded by node deletions or replaced node types;
 //   4. @card for every source touched by the write.
+// A violation caused by a row of the delta names it in the details
+// (table_key, entity_id) so a loader can report the input line.
 Status ValidateWrite(graph::GraphStore& graph, const graph::GraphState& base, const compiler::Catalog& catalog,
                      const WriteDelta& delta);
 

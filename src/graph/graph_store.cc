@@ -109,28 +109,28 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::
 
 Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::string root) {
   std::shared_ptr<GraphStore> graph(new GraphStore(store, root));
-  auto manifest = graph->OpenManifest(kMainBranch, std::nullopt);
-  if (!manifest.ok()) {
-    if (manifest.status().code() == ErrorCode::kNotFound) {
+  // Reading the head checks the storage stamp and warms the state cache.
+  auto head = graph->ReadState(kMainBranch);
+  if (!head.ok()) {
+    if (head.status().code() == ErrorCode::kNotFound) {
       return NotFound(fmt::format("no graph at '{}'", store->Uri(root)));
     }
-    return manifest.status();
+    return head.status();
   }
   return graph;
 }
 
-Result<table::Dataset> GraphStore::OpenManifest(std::string_view branch, std::optional<uint64_t> version) {
+Result<GraphStore::ManifestVersionPtr> GraphStore::ManifestAt(std::string_view branch, uint64_t version) {
   if (branch != kMainBranch) {
     return NotFound(fmt::format("branch '{}' does not exist", branch)).WithDetail("kind", "branch_not_found");
   }
-  table::VersionRef ref = version ? table::VersionRef::Version(*version) : table::VersionRef::Latest();
-  OG_ASSIGN_OR_RETURN(table::Dataset manifest, table::Dataset::Open(store_, Key(kManifestDir), ref));
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (auto it = manifest_cache_.find(version); it != manifest_cache_.end()) return it->second;
+  }
+  OG_ASSIGN_OR_RETURN(table::Dataset manifest,
+                      table::Dataset::Open(store_, Key(kManifestDir), table::VersionRef::Version(version)));
   OG_RETURN_IF_ERROR(CheckStamp(manifest));
-  return manifest;
-}
-
-Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<uint64_t> manifest_version) {
-  OG_ASSIGN_OR_RETURN(table::Dataset manifest, OpenManifest(branch, manifest_version));
   OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, manifest.ToBatch({}));
   std::string where = manifest.manifest_path();
   OG_ASSIGN_OR_RETURN(GraphState state, DecodeGraphState(*rows, where));
@@ -139,7 +139,30 @@ Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<
                                    state.head.manifest_version, manifest.version()));
   }
   state.manifest_version = manifest.version();
-  return state;
+  auto decoded = std::make_shared<const ManifestVersion>(ManifestVersion{std::move(manifest), std::move(state)});
+  RememberManifest(version, decoded);
+  return decoded;
+}
+
+void GraphStore::RememberManifest(uint64_t version, ManifestVersionPtr decoded) {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  manifest_cache_[version] = std::move(decoded);
+  // Recent versions are the hot ones (heads); history walks refill the rest.
+  while (manifest_cache_.size() > kManifestCacheVersions) manifest_cache_.erase(manifest_cache_.begin());
+}
+
+Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<uint64_t> manifest_version) {
+  if (branch != kMainBranch) {
+    return NotFound(fmt::format("branch '{}' does not exist", branch)).WithDetail("kind", "branch_not_found");
+  }
+  uint64_t version = 0;
+  if (manifest_version) {
+    version = *manifest_version;
+  } else {
+    OG_ASSIGN_OR_RETURN(version, table::Dataset::LatestVersion(store_.get(), Key(kManifestDir)));
+  }
+  OG_ASSIGN_OR_RETURN(ManifestVersionPtr decoded, ManifestAt(branch, version));
+  return decoded->state;
 }
 
 Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
@@ -187,7 +210,24 @@ Result<TableDataPtr> GraphStore::LoadTable(const TableEntry& table) {
   OG_ASSIGN_OR_RETURN(table::Dataset dataset, OpenTable(table));
   OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, dataset.ToBatch({}));
   if (!rows->GetColumn("id")) return CorruptData(fmt::format("table '{}' has no id column", table.table_key));
-  auto data = std::make_shared<const TableData>(std::move(rows));
+  return CacheTableData(key, std::make_shared<const TableData>(std::move(rows)));
+}
+
+void GraphStore::RememberAppend(const TableEntry& before, const TableEntry& after,
+                                const std::vector<RecordBatchPtr>& appended) {
+  TableDataPtr base;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    auto it = data_cache_.find(std::make_pair(Key(before.location), before.pin.LanceVersion()));
+    if (it == data_cache_.end()) return;
+    base = it->second.data;
+  }
+  if (TableDataPtr derived = TableData::Append(base, appended)) {
+    CacheTableData(std::make_pair(Key(after.location), after.pin.LanceVersion()), std::move(derived));
+  }
+}
+
+TableDataPtr GraphStore::CacheTableData(const std::pair<std::string, uint64_t>& key, TableDataPtr data) {
   std::lock_guard<std::mutex> lock(cache_mutex_);
   if (auto it = data_cache_.find(key); it != data_cache_.end()) return it->second.data;  // lost a load race
   data_cache_bytes_ += data->MemoryBytes();
@@ -204,12 +244,15 @@ Result<TableDataPtr> GraphStore::LoadTable(const TableEntry& table) {
 }
 
 Result<GraphState> GraphStore::Publish(const Publication& p) {
-  OG_ASSIGN_OR_RETURN(table::Dataset manifest, OpenManifest(p.branch, std::nullopt));
-  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, manifest.ToBatch({}));
-  OG_ASSIGN_OR_RETURN(GraphState current, DecodeGraphState(*rows, manifest.manifest_path()));
-  current.manifest_version = manifest.version();
+  // The captured version M is the base. Whether M is still the latest is
+  // decided by the put-if-absent of M+1 below, the only check that holds
+  // across processes; re-reading the latest version first would only add a
+  // store call.
+  OG_ASSIGN_OR_RETURN(ManifestVersionPtr base, ManifestAt(p.branch, p.expected_manifest_version));
+  const table::Dataset& manifest = base->dataset;
+  const GraphState& current = base->state;
 
-  // Preconditions against fresh state.
+  // Preconditions against the captured version.
   if (current.branch_identity != p.expected_branch_identity) {
     return ReadSetChanged(fmt::format("branch_identifier:{}", p.branch), p.expected_branch_identity,
                           current.branch_identity);
@@ -259,16 +302,31 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   OG_FAILPOINT(failpoint::kGraphBeforeCas);
   table::CommitOptions options;
   options.sync_with = p.sync_with;
+  // Only this engine writes __manifest and it never resolves conflicts by
+  // rebasing, so nothing reads a transaction file there: the transaction
+  // inline in the manifest suffices, saving a file and its sync barrier.
+  options.write_transaction_file = false;
   auto committed = table::CommitLinear(staged, options);
-  if (!committed.ok()) {
-    if (committed.status().code() == ErrorCode::kCommitConflict) {
-      return ReadSetChanged(fmt::format("graph_head:{}", p.branch), p.expected_head,
-                            fmt::format("another commit at manifest version {}", head.manifest_version));
-    }
-    return committed.status();
+  Status failed = committed.ok() ? failpoint::Hit(failpoint::kGraphAfterCas) : committed.status();
+  if (failed.ok()) {
+    RememberManifest(next.manifest_version,
+                     std::make_shared<const ManifestVersion>(ManifestVersion{std::move(*committed), next}));
+    return next;
   }
-  OG_FAILPOINT(failpoint::kGraphAfterCas);
-  return next;
+  if (failed.code() == ErrorCode::kCommitConflict) {
+    return ReadSetChanged(fmt::format("graph_head:{}", p.branch), p.expected_head,
+                          fmt::format("another commit at manifest version {}", head.manifest_version));
+  }
+  // A lost acknowledgement: the put-if-absent of M+1 may have landed before
+  // the error. Resolve it against the exact attempted version: it holds this
+  // commit (published), is absent or holds another commit (not published),
+  // or cannot be read (indeterminate).
+  auto landed = ManifestAt(p.branch, head.manifest_version);
+  if (landed.ok() && (*landed)->state.head.id == head.id) return next;
+  if (!landed.ok() && landed.status().code() != ErrorCode::kNotFound) {
+    return failed.WithDetail("outcome", "indeterminate");
+  }
+  return failed;
 }
 
 Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branch) {

@@ -3,10 +3,14 @@
 // §1.8, §2; design/write-path.md).
 //
 // A graph commit becomes visible exactly when one new `__manifest` version
-// exists. Publish() is the only writer of `__manifest` content: it re-reads
-// the branch's latest version, checks every captured precondition, and
+// exists. Publish() is the only writer of `__manifest` content: it checks
+// every captured precondition against version M (the captured one) and
 // commits the complete new row set as exactly version M+1 with a
 // put-if-absent, never retried. Losing that race is ReadSetChanged.
+//
+// Decoded `__manifest` versions are immutable, so they are cached by
+// version: finding the latest state costs one listing of `_versions/`, and a
+// handle that published version M+1 itself never reads it back.
 #pragma once
 
 #include <cstdint>
@@ -73,8 +77,9 @@ class GraphStore {
   const ObjectStorePtr& store() const { return store_; }
   const std::string& root() const { return root_; }
 
-  // The latest state of `branch` (always a fresh read of __manifest), or the
-  // state at `manifest_version`.
+  // The latest state of `branch` (one listing of __manifest/_versions to
+  // learn the latest version, then the cached decode of that version), or
+  // the state at `manifest_version`.
   Result<GraphState> ReadState(std::string_view branch = kMainBranch,
                                std::optional<uint64_t> manifest_version = std::nullopt);
 
@@ -88,9 +93,17 @@ class GraphStore {
   // by kTableDataCacheBytes, least recently used first out).
   Result<TableDataPtr> LoadTable(const TableEntry& table);
 
+  // Records that `after` is `before` plus `appended` rows, so the data of
+  // `after` is derived from cached data of `before` instead of being read.
+  // Does nothing when `before` is not cached.
+  void RememberAppend(const TableEntry& before, const TableEntry& after, const std::vector<RecordBatchPtr>& appended);
+
   // The one publication door. Errors: ReadSetChanged (details: member,
   // expected, actual) when any captured precondition no longer holds or
-  // another writer published version M+1 first; IoError.
+  // another writer published version M+1 first; IoError. An error after
+  // the put-if-absent may have landed is resolved by reading version M+1
+  // back: holding this commit it is a success; an unreadable version keeps
+  // the error with detail outcome=indeterminate.
   Result<GraphState> Publish(const Publication& publication);
 
   // Commits reachable from `branch`'s head, newest first.
@@ -103,7 +116,20 @@ class GraphStore {
 
  private:
   GraphStore(ObjectStorePtr store, std::string root) : store_(std::move(store)), root_(std::move(root)) {}
-  Result<table::Dataset> OpenManifest(std::string_view branch, std::optional<uint64_t> version);
+
+  // One decoded __manifest version and the dataset handle a publication
+  // stages on.
+  struct ManifestVersion {
+    table::Dataset dataset;
+    GraphState state;
+  };
+  using ManifestVersionPtr = std::shared_ptr<const ManifestVersion>;
+  // The decoded __manifest at exactly `version` of `branch` (cached).
+  Result<ManifestVersionPtr> ManifestAt(std::string_view branch, uint64_t version);
+  void RememberManifest(uint64_t version, ManifestVersionPtr decoded);
+  // Adds `data` to the bounded table-data cache; returns the cached entry
+  // (an earlier one when another thread cached the same key first).
+  TableDataPtr CacheTableData(const std::pair<std::string, uint64_t>& key, TableDataPtr data);
 
   ObjectStorePtr store_;
   std::string root_;
@@ -114,6 +140,7 @@ class GraphStore {
     uint64_t last_use = 0;
   };
   std::map<std::pair<std::string, uint64_t>, CachedData> data_cache_;
+  std::map<uint64_t, ManifestVersionPtr> manifest_cache_;  // main branch, by version
   uint64_t data_cache_clock_ = 0;
   int64_t data_cache_bytes_ = 0;
 };
@@ -122,5 +149,6 @@ class GraphStore {
 std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce);
 inline constexpr uint32_t kHistoryBlockSlots = 16384;
 inline constexpr int64_t kTableDataCacheBytes = int64_t{512} << 20;
+inline constexpr size_t kManifestCacheVersions = 64;
 
 }  // namespace omnigraph::graph

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <shared_mutex>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -53,11 +54,29 @@ constexpr uint64_t kKeyedWriteMaxRows = 8192;
 
 struct StagedTable {
   const TableEntry* entry;
+  const TableChange* change;
   table::StagedTransaction staged;
+  bool appended = false;  // the transaction only appends change->rows
 };
 
+// Whether two rows of `batches` share an id (the merge then decides which
+// wins, so it cannot become an append).
+bool HasDuplicateIds(const std::vector<RecordBatchPtr>& batches) {
+  std::unordered_set<std::string_view> seen;
+  for (const RecordBatchPtr& b : batches) {
+    const Array& ids = *b->GetColumn("id");
+    for (int64_t r = 0; r < ids.length(); ++r) {
+      if (!seen.insert(ids.GetView(r)).second) return true;
+    }
+  }
+  return false;
+}
+
+// Stages `change` on the table's pin; *appended tells whether the staged
+// transaction only appends the change's rows.
 Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, const TableEntry& entry,
-                                       const TableChange& change) {
+                                       const TableChange& change, bool* appended) {
+  *appended = false;
   OG_ASSIGN_OR_RETURN(table::Dataset base, graph.OpenTable(entry));
   table::StageOptions options;
   options.transaction_uuid = Uuid::Random().ToString();
@@ -71,6 +90,19 @@ Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, c
       if (rows > kKeyedWriteMaxRows) {
         return ResourceLimitExceeded(fmt::format("keyed write entities for {}", entry.table_key), kKeyedWriteMaxRows,
                                      rows);
+      }
+      // When the pinned rows hold none of the ids (the common insert), the
+      // keyed merge is exactly an append: stage that and skip the table
+      // store's scan of every key in the table.
+      OG_ASSIGN_OR_RETURN(TableDataPtr committed, graph.LoadTable(entry));
+      bool all_new = true;
+      for (const RecordBatchPtr& b : change.rows) {
+        const Array& ids = *b->GetColumn("id");
+        for (int64_t r = 0; all_new && r < ids.length(); ++r) all_new = committed->RowOf(ids.GetView(r)) < 0;
+      }
+      if (all_new && !HasDuplicateIds(change.rows)) {
+        *appended = true;
+        return table::StageAppend(base, change.rows, options);
       }
       table::MergeInsertOptions merge;
       merge.key_column = "id";
@@ -133,8 +165,9 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
       return Internal(fmt::format("two changes to table '{}' in one write", change.table_key));
     }
     keys.push_back(change.table_key);
-    OG_ASSIGN_OR_RETURN(table::StagedTransaction transaction, Stage(graph, txn, *entry, change));
-    staged.push_back(StagedTable{entry, std::move(transaction)});
+    bool appended = false;
+    OG_ASSIGN_OR_RETURN(table::StagedTransaction transaction, Stage(graph, txn, *entry, change, &appended));
+    staged.push_back(StagedTable{entry, &change, std::move(transaction), appended});
   }
   OG_FAILPOINT(failpoint::kGraphAfterStaging);
 
@@ -186,6 +219,14 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
 
   // The one publication door.
   OG_ASSIGN_OR_RETURN(GraphState published, graph.Publish(publication));
+  // Read-your-writes without reading: appended versions are derived from
+  // the cached data of their base.
+  for (const StagedTable& s : staged) {
+    if (!s.appended) continue;
+    if (const TableEntry* after = published.FindTable(s.entry->table_key)) {
+      graph.RememberAppend(*s.entry, *after, s.change->rows);
+    }
+  }
   CommitRecord head = published.head;
   return WriteResult{std::move(published), std::move(head)};
 }

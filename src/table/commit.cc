@@ -115,7 +115,8 @@ Result<Dataset> Commit(const StagedTransaction& staged, uint64_t new_version, co
   OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(base.manifest(), staged.transaction, new_version));
   OG_ASSIGN_OR_RETURN(internal::PublishedManifest published,
                       internal::WriteManifest(base.store().get(), base.branch_root(), &manifest, staged.transaction,
-                                              staged.written_files, options.sync_with, options.deferred));
+                                              staged.written_files, options.sync_with, options.deferred,
+                                              options.write_transaction_file));
   return Dataset(base.store(), base.root(), base.branch_root(), std::make_shared<const lance::Manifest>(std::move(manifest)),
                  std::move(published.path), published.size, std::move(published.transaction_section));
 }
@@ -171,12 +172,13 @@ Result<lance::ManifestFile> ReadManifest(ObjectStore* store, const std::string& 
 Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest* manifest,
                                         const lance::Transaction& transaction,
                                         const std::vector<std::string>& staged_files,
-                                        const std::vector<std::string>& sync_with, std::vector<std::string>* deferred) {
+                                        const std::vector<std::string>& sync_with, std::vector<std::string>* deferred,
+                                        bool transaction_file) {
   bool detached = lance::IsDetachedVersion(manifest->version);
   std::string transaction_bytes = lance::EncodeTransaction(transaction);
   std::vector<std::string> to_sync = staged_files;
   to_sync.insert(to_sync.end(), sync_with.begin(), sync_with.end());
-  if (detached) {
+  if (detached || !transaction_file) {
     // A detached version is never part of a linear history, so Lance's
     // conflict resolution never looks for its transaction file; the
     // transaction lives in the manifest's inline section alone, which saves

@@ -31,6 +31,12 @@ struct CommitOptions {
   // anything names the version (the graph publisher syncs them with the
   // __manifest commit that publishes the pin).
   std::vector<std::string>* deferred = nullptr;
+  // Linear commits only: also write `_transactions/{version}-{uuid}.txn`.
+  // Lance's conflict resolution reads it when another writer rebases onto
+  // this version; a table that only one engine writes and never rebases
+  // (the graph's __manifest) keeps the transaction inline in the manifest
+  // alone. Detached commits never write the file.
+  bool write_transaction_file = true;
 };
 
 // Commits as version base+1 of the base's line (main or its branch).

@@ -41,12 +41,13 @@ struct PublishedManifest {
   uint64_t size = 0;
   std::string transaction_section;
 };
-// Sets manifest->transaction_file to what was written.
+// Sets manifest->transaction_file to what was written (empty when the
+// transaction is inline only: detached versions, or !transaction_file).
 Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& branch_root, lance::Manifest* manifest,
                                         const lance::Transaction& transaction,
                                         const std::vector<std::string>& staged_files,
                                         const std::vector<std::string>& sync_with = {},
-                                        std::vector<std::string>* deferred = nullptr);
+                                        std::vector<std::string>* deferred = nullptr, bool transaction_file = true);
 
 // Reads, verifies and decodes the deletion vector of `fragment` (which must
 // have a deletion file). Errors: NotFound, CorruptData (checksum mismatch,

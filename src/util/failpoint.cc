@@ -13,9 +13,14 @@
 namespace omnigraph::failpoint {
 namespace {
 
+struct Armed {
+  Action action = Action::kOff;
+  uint32_t skip = 0;  // hits that still pass before the action
+};
+
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, Action, std::less<>> armed;
+  std::map<std::string, Armed, std::less<>> armed;
   std::atomic<bool> any_armed{false};
 };
 
@@ -50,7 +55,7 @@ Registry& registry() {
       // A malformed environment spec arms nothing rather than aborting.
       if (ParseSpec(spec, &parsed).ok()) {
         for (auto& [name, action] : parsed) {
-          if (action != Action::kOff) r->armed[name] = action;
+          if (action != Action::kOff) r->armed[name] = Armed{action, 0};
         }
       }
     }
@@ -62,13 +67,13 @@ Registry& registry() {
 
 }  // namespace
 
-void Set(std::string_view name, Action action) {
+void Set(std::string_view name, Action action, uint32_t skip) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (action == Action::kOff) {
     r.armed.erase(std::string(name));
   } else {
-    r.armed[std::string(name)] = action;
+    r.armed[std::string(name)] = Armed{action, skip};
   }
   r.any_armed = !r.armed.empty();
 }
@@ -95,7 +100,11 @@ Status Hit(std::string_view name) {
     std::lock_guard<std::mutex> lock(r.mutex);
     auto it = r.armed.find(name);
     if (it == r.armed.end()) return Status::OK();
-    action = it->second;
+    if (it->second.skip > 0) {
+      --it->second.skip;
+      return Status::OK();
+    }
+    action = it->second.action;
   }
   if (action == Action::kCrash) {
     ::kill(::getpid(), SIGKILL);

@@ -11,6 +11,7 @@
 // Unarmed failpoints cost one relaxed atomic load.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +22,10 @@ namespace omnigraph::failpoint {
 
 enum class Action { kOff, kError, kCrash };
 
-// Arms or disarms `name` in this process.
-void Set(std::string_view name, Action action);
+// Arms or disarms `name` in this process. With `skip` > 0 the first `skip`
+// hits pass and the next one acts (crash tests stop a write at its second
+// detached commit this way).
+void Set(std::string_view name, Action action, uint32_t skip = 0);
 void ClearAll();
 
 // Evaluates the failpoint: OK when unarmed, an IoError for kError, and never

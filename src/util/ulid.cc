@@ -1,5 +1,7 @@
 #include "util/ulid.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <mutex>
 
@@ -34,12 +36,18 @@ Ulid Ulid::FromParts(uint64_t unix_ms, uint64_t random_high16, uint64_t random_l
 Ulid Ulid::New() {
   static std::mutex mutex;
   static Ulid last;
+  static pid_t last_pid = 0;
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
   std::lock_guard<std::mutex> lock(mutex);
+  // A forked child must not continue its parent's monotonic sequence:
+  // children forked in one millisecond would all mint last+1.
+  pid_t pid = ::getpid();
+  bool inherited = pid != last_pid;
+  last_pid = pid;
   Ulid next;
-  if (now <= last.unix_ms()) {
+  if (!inherited && now <= last.unix_ms()) {
     // Same (or earlier) millisecond: increment the 80-bit random part.
     next = last;
     for (int i = 15; i >= 6; --i) {

@@ -52,16 +52,16 @@ TEST_F(LoadTest, DanglingEndpointsRefuseTheWholeFile) {
   size_t commits = g->ListCommits()->size();
 
   auto dst = g->Load(R"({"edge":"WorksAt","from":"bob","to":"globex"})", "bad_dst.jsonl", LoadMode::kMerge);
-  EXPECT_EQ(dst.status().message(), "dst 'globex' not found in Company");
+  EXPECT_EQ(dst.status().message(), "bad_dst.jsonl:1: dst 'globex' not found in Company");
   auto src = g->Load(R"({"edge":"WorksAt","from":"zoe","to":"acme"})", "bad_src.jsonl", LoadMode::kMerge);
-  EXPECT_EQ(src.status().message(), "src 'zoe' not found in Person");
+  EXPECT_EQ(src.status().message(), "bad_src.jsonl:1: src 'zoe' not found in Person");
   // Ids are per type: a Person id is not a Company id.
   auto wrong = g->Load(R"({"edge":"WorksAt","from":"alice","to":"bob"})", "wrong_type.jsonl", LoadMode::kMerge);
-  EXPECT_EQ(wrong.status().message(), "dst 'bob' not found in Company");
+  EXPECT_EQ(wrong.status().message(), "wrong_type.jsonl:1: dst 'bob' not found in Company");
   auto mixed = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\n"
                        "{\"edge\":\"Knows\",\"from\":\"carol\",\"to\":\"dave\"}\n",
                        "mixed.jsonl", LoadMode::kMerge);
-  EXPECT_EQ(mixed.status().message(), "dst 'dave' not found in Person");
+  EXPECT_EQ(mixed.status().message(), "mixed.jsonl:2: dst 'dave' not found in Person");
   EXPECT_EQ(g->ListCommits()->size(), commits);
   EXPECT_EQ(Counts(*g), (std::map<std::string, uint64_t>{{"Company", 1}, {"Knows", 1}, {"Person", 2}, {"WorksAt", 1}}));
 
@@ -211,7 +211,7 @@ TEST_F(LoadTest, EnvelopeErrorsNameTheLine) {
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   auto again = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"z\"}}", "data.jsonl", LoadMode::kAppend);
   EXPECT_EQ(again.status().code(), ErrorCode::kKeyConflict);
-  EXPECT_EQ(again.status().message(), "node type 'Person' already has this id: 'z'");
+  EXPECT_EQ(again.status().message(), "data.jsonl:1: node type 'Person' already has this id: 'z'");
 }
 
 }  // namespace

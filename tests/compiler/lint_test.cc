@@ -160,6 +160,27 @@ TEST(Lint, EmptyFile) {
   EXPECT_EQ(r.ToHuman(), "INFO  Lint complete: 0 queries processed (0 error(s), 0 warning(s), 0 info item(s))\n");
 }
 
+TEST(Lint, OperationReadsNegationsAndCascadedEdges) {
+  // Types read inside not {} count as reads; a node delete reads and writes
+  // every incident edge type; an edge insert reads both endpoint types.
+  Catalog c = MustCompile("node P { k: String @key n: String? }\nnode C { k: String @key }\n"
+                          "edge W: P -> C\nedge K: P -> P\n");
+  LintReport r = LintQueries(c,
+                             "query idle() { match { $p: P not { $p w $_ } } return { $p, $p.n } }\n"
+                             "query gone($k: String) { delete P where k = $k }\n",
+                             "q.gq", FileSource());
+  EXPECT_EQ(r.ToJson(false),
+            R"({"status":"ok","schema_source":{"kind":"file","path":"schema.pg"},"query_path":"q.gq",)"
+            R"("queries_processed":2,"errors":0,"warnings":0,"infos":0,"results":[{"name":"idle","kind":"read",)"
+            R"("status":"ok","operation":{"result":[{"name":"p","kind":"object","nullable":false},)"
+            R"({"name":"n","kind":"string","nullable":true}],"reads":[{"kind":"node","type_name":"C"},)"
+            R"({"kind":"node","type_name":"P"},{"kind":"edge","type_name":"W"}],"writes":[]}},)"
+            R"({"name":"gone","kind":"mutation","status":"ok","operation":{"result":[],"reads":[)"
+            R"({"kind":"node","type_name":"P"},{"kind":"edge","type_name":"K"},{"kind":"edge","type_name":"W"}],)"
+            R"("writes":[{"kind":"node","type_name":"P"},{"kind":"edge","type_name":"K"},)"
+            R"({"kind":"edge","type_name":"W"}]}}],"findings":[]})");
+}
+
 TEST(Lint, DescribeOperationDirectly) {
   Catalog c = MustCompile(kSchema);
   ir::QueryIR q = testing::MustCheck(c, "query d($n: String) { delete Person where name = $n }");

@@ -27,6 +27,15 @@ TEST(Failpoint, ErrorActionReturnsIoErrorNamingThePoint) {
   EXPECT_TRUE(failpoint::Hit("table.commit.before_manifest").ok());
 }
 
+TEST(Failpoint, SkipLetsTheFirstHitsPass) {
+  failpoint::Set("a.skip", failpoint::Action::kError, 2);
+  EXPECT_TRUE(failpoint::Hit("a.skip").ok());
+  EXPECT_TRUE(failpoint::Hit("a.skip").ok());
+  EXPECT_EQ(failpoint::Hit("a.skip").code(), ErrorCode::kIoError);
+  EXPECT_EQ(failpoint::Hit("a.skip").code(), ErrorCode::kIoError);
+  failpoint::ClearAll();
+}
+
 TEST(Failpoint, ConfigureParsesSpecsAndRejectsBadOnes) {
   ASSERT_TRUE(failpoint::Configure("a.b=error;c.d=off").ok());
   EXPECT_EQ(failpoint::Hit("a.b").code(), ErrorCode::kIoError);

@@ -1,0 +1,623 @@
+// Bad input through the embedded API: every malformed `.pg`, `.gq`,
+// parameter object and JSONL line is refused with its exact error code and
+// message, naming the file, line and column (or the JSONL line number), and
+// the graph is left exactly as it was (same export, same commit count).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "api/omnigraph.h"
+#include "support/temp_dir.h"
+
+namespace omnigraph::api {
+namespace {
+
+constexpr std::string_view kSchema = R"(node Person {
+    name: String @key
+    age: I32?
+    email: String?
+    status: enum(active, retired)?
+    born: Date?
+    @range(age, 0..150)
+    @check(email, "^[a-z]+@")
+}
+node Company {
+    name: String @key
+    code: String? @unique
+}
+node Note { body: String }
+edge WorksAt: Person -> Company { since: Date? }
+edge Knows: Person -> Person
+)";
+
+constexpr std::string_view kData = R"({"type":"Person","data":{"name":"alice","age":30,"status":"active"}}
+{"type":"Person","data":{"name":"bob","age":25}}
+{"type":"Company","data":{"name":"acme","code":"A"}}
+{"edge":"WorksAt","from":"alice","to":"acme"}
+{"edge":"Knows","from":"alice","to":"bob"}
+)";
+
+constexpr std::string_view kQueries = R"(query by_age($min: I32) {
+    match { $p: Person $p.age >= $min }
+    return { $p.name }
+}
+query born_after($d: Date) {
+    match { $p: Person $p.born > $d }
+    return { $p.name }
+}
+query maybe($n: String?) {
+    match { $p: Person { name: $n } }
+    return { $p.name }
+}
+query add($name: String, $age: I32?) { insert Person { name: $name, age: $age } }
+query count_all() {
+    match { $p: Person }
+    return { count($p) as n }
+}
+)";
+
+class BadInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto g = Omnigraph::Init(dir_.path() + "/g", kSchema);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    graph_ = std::move(g).value();
+    auto loaded = graph_->Load(kData, "seed.jsonl", LoadMode::kOverwrite);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    export_ = *graph_->Export("main", {});
+    commits_ = graph_->ListCommits()->size();
+  }
+
+  // The graph holds exactly the seed data and no further commit.
+  void ExpectUnchanged(const std::string& what) {
+    EXPECT_EQ(*graph_->Export("main", {}), export_) << what;
+    EXPECT_EQ(graph_->ListCommits()->size(), commits_) << what;
+  }
+
+  template <typename T>
+  void ExpectError(const Result<T>& r, ErrorCode code, const std::string& message) {
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.status().code(), code) << r.status().ToString();
+    EXPECT_EQ(r.status().message(), message);
+    ExpectUnchanged(message);
+  }
+
+  Result<LoadReport> LoadBad(std::string_view data, LoadMode mode = LoadMode::kMerge) {
+    return graph_->Load(data, "bad.jsonl", mode);
+  }
+
+  // A good first line, then `line` as line 2.
+  std::string SecondLine(std::string_view line) {
+    return std::string("{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\n") + std::string(line) + "\n";
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Omnigraph> graph_;
+  std::string export_;
+  size_t commits_ = 0;
+};
+
+// ---- .pg ----------------------------------------------------------------
+
+struct SchemaCase {
+  const char* source;
+  const char* message;
+};
+
+TEST_F(BadInputTest, MalformedSchemaIsRefusedAndCreatesNoGraph) {
+  const SchemaCase cases[] = {
+      // Syntax: a lower-case type name.
+      {"node person { name: String }\n",
+       "parse error: bad.pg:1:6: expected type name, found `p`\n"
+       "1 | node person { name: String }\n"
+       "  |      ^"},
+      // Unknown property type.
+      {"node P {\n  name: Strng\n}\n",
+       "parse error: bad.pg:2:9: expected `[`, `enum`, `Vector` or type, found `S`\n"
+       "2 |   name: Strng\n"
+       "  |         ^"},
+      // Duplicate property.
+      {"node P {\n  a: String\n  a: I32\n}\n",
+       "parse error: bad.pg:3:3: node P declares property 'a' more than once\n"
+       "3 |   a: I32\n"
+       "  |   ^"},
+      // Bad annotations: `@key(` is the body-constraint spelling, which
+      // needs property names; @description needs a non-empty text.
+      {"node P {\n  a: String @key(\"x\")\n}\n",
+       "parse error: bad.pg:2:18: expected property name in constraint\n"
+       "2 |   a: String @key(\"x\")\n"
+       "  |                  ^"},
+      {"node P {\n  a: String @description(\"\")\n}\n",
+       "parse error: bad.pg:2:13: @description on property P.a requires a non-empty value\n"
+       "2 |   a: String @description(\"\")\n"
+       "  |             ^"},
+      // Reserved storage column name.
+      {"node P {\n  _rowid: String\n}\n",
+       "parse error: bad.pg:2:3: property name '_rowid' is reserved for a virtual storage system column\n"
+       "2 |   _rowid: String\n"
+       "  |   ^"},
+      // Edge names colliding after case folding.
+      {"node P { a: String }\nedge Knows: P -> P\nedge KNOWS: P -> P\n",
+       "catalog error: bad.pg:3:6: edge name collision after case folding: 'KNOWS' conflicts with 'Knows'\n"
+       "3 | edge KNOWS: P -> P\n"
+       "  |      ^"},
+      // Unknown edge endpoint.
+      {"node P { a: String }\nedge E: P -> Q\n",
+       "catalog error: bad.pg:2:14: edge E references unknown target type: Q\n"
+       "2 | edge E: P -> Q\n"
+       "  |              ^"},
+      // Unsupported string escape.
+      {"node P @description(\"\\u0041\") { a: String }\n",
+       "parse error: bad.pg:1:22: unsupported escape sequence: \\u\n"
+       "1 | node P @description(\"\\u0041\") { a: String }\n"
+       "  |                      ^"},
+      // Sources must be UTF-8: a stray byte would reach storage and break
+      // export -> load round trips.
+      {"node P @description(\"caf\xe9\") { a: String }\n",
+       "parse error: bad.pg:1:25: invalid UTF-8 byte 0xE9\n"
+       "1 | node P @description(\"caf\\xE9\") { a: String }\n"
+       "  |                         ^"},
+  };
+  int n = 0;
+  for (const SchemaCase& c : cases) {
+    std::string dir = dir_.path() + "/bad" + std::to_string(n++);
+    auto r = Omnigraph::Init(dir, c.source, "bad.pg");
+    ASSERT_FALSE(r.ok()) << c.source;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << c.source;
+    EXPECT_EQ(r.status().message(), c.message);
+    EXPECT_FALSE(std::filesystem::exists(dir)) << c.source;
+  }
+}
+
+TEST_F(BadInputTest, InitOnAnExistingGraphWithABadSchemaLeavesItAlone) {
+  auto r = Omnigraph::Init(dir_.path() + "/g", "node p {}", "bad.pg");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  ExpectUnchanged("bad schema over an existing graph");
+  auto again = Omnigraph::Init(dir_.path() + "/g", kSchema, "schema.pg");
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().code(), ErrorCode::kAlreadyExists);
+  ExpectUnchanged("init over an existing graph");
+}
+
+
+// ---- .gq ----------------------------------------------------------------
+
+struct QueryCase {
+  const char* source;
+  const char* message;
+  const char* code;    // details["code"]
+  const char* line;    // details["line"]
+  const char* column;  // details["column"]
+};
+
+TEST_F(BadInputTest, MalformedReadQueriesNameFileLineAndColumn) {
+  const QueryCase cases[] = {
+      // Parse errors carry the position in the message.
+      {"query q( {\n}\n",
+       "parse error: bad.gq:1:10: expected variable or `)`, found `{`\n"
+       "1 | query q( {\n"
+       "  |          ^",
+       "parse", "1", "10"},
+      // No negative literals in .gq.
+      {"query q() {\n  match { $p: Person $p.age > -1 }\n  return { $p.name }\n}\n",
+       "parse error: bad.gq:2:31: expected expression, found `-`\n"
+       "2 |   match { $p: Person $p.age > -1 }\n"
+       "  |                               ^",
+       "parse", "2", "31"},
+      // Variables start with a lower-case letter or `_`.
+      {"query q() {\n  match { $P: Person }\n  return { $P.name }\n}\n",
+       "parse error: bad.gq:2:11: expected match clause, found `$`\n"
+       "2 |   match { $P: Person }\n"
+       "  |           ^",
+       "parse", "2", "11"},
+      // A read query needs `return`.
+      {"query q() {\n  match { $p: Person }\n}\n",
+       "parse error: bad.gq:3:1: expected `return`, found `}`\n"
+       "3 | }\n"
+       "  | ^",
+       "parse", "3", "1"},
+      {"query q() {\n  match { $p: Person { name: \"\xff\" } }\n  return { $p.name }\n}\n",
+       "parse error: bad.gq:2:31: invalid UTF-8 byte 0xFF\n"
+       "2 |   match { $p: Person { name: \"\\xFF\" } }\n"
+       "  |                               ^",
+       "parse", "2", "31"},
+      // Type errors keep their contractual text; the position is in the details.
+      {"query q() {\n  match { $p: Persn }\n  return { $p.name }\n}\n",
+       "type error: T1: unknown node type `Persn`", "T1", "2", "11"},
+      {"query q() {\n  match { $p: Person { nme: \"a\" } }\n  return { $p.name }\n}\n",
+       "type error: T2: type `Person` has no property `nme`", "T2", "2", "24"},
+      {"query q() {\n  match { $p: Person { age: \"a\" } }\n  return { $p.name }\n}\n",
+       "type error: T3: property `age` has type I32? but got String", "T3", "2", "29"},
+      {"query q() {\n  match { $p: Person $p knws $f }\n  return { $p.name }\n}\n",
+       "type error: T4: unknown edge type `knws`", "T4", "2", "25"},
+      {"query q() {\n  match { $p: Person }\n  return { $p.agee }\n}\n",
+       "type error: T6: type `Person` has no property `agee`", "T6", "3", "12"},
+      {"query q() {\n  match { $p: Person $p.born > \"2020-01-01\" }\n  return { $p.name }\n}\n",
+       "type error: T7: cannot compare Date? with String", "T7", "2", "22"},
+  };
+  for (const QueryCase& c : cases) {
+    auto r = graph_->Query(c.source, "bad.gq", "", "{}");
+    ASSERT_FALSE(r.ok()) << c.source;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << c.source;
+    EXPECT_EQ(r.status().message(), c.message) << c.source;
+    const auto& details = r.status().details();
+    EXPECT_EQ(details.count("code") ? details.at("code") : "", c.code) << c.source;
+    EXPECT_EQ(details.count("file") ? details.at("file") : "", "bad.gq") << c.source;
+    EXPECT_EQ(details.count("line") ? details.at("line") : "", c.line) << c.source;
+    EXPECT_EQ(details.count("column") ? details.at("column") : "", c.column) << c.source;
+  }
+  ExpectUnchanged("read queries");
+}
+
+TEST_F(BadInputTest, MalformedMutationsNameFileLineAndColumnAndChangeNothing) {
+  const QueryCase cases[] = {
+      {"query m($n: String) { insert Person { name: $n\n",
+       "parse error: bad.gq:2:1: expected `,`, property name or `}`, found end of input\n"
+       "2 | \n"
+       "  | ^",
+       "parse", "2", "1"},
+      // Update of a property the type does not have.
+      {"query m($n: String) {\n  update Person set { nickname: $n } where name = $n\n}\n",
+       "type error: T11: type `Person` has no property `nickname`", "T11", "2", "23"},
+      // Insert with a parameter of the wrong declared type.
+      {"query m($n: String, $a: String) {\n  insert Person { name: $n, age: $a }\n}\n",
+       "type error: T7: cannot assign/compare String with I32? for property `age`", "T7", "2", "34"},
+      // Insert without the key.
+      {"query m($a: I32) {\n  insert Person { age: $a }\n}\n",
+       "type error: T12: insert for `Person` must provide non-nullable property `name`", "T12", "2", "3"},
+      // An undeclared parameter.
+      {"query m($n: String) {\n  insert Person { name: $n, age: $b }\n}\n",
+       "type error: T14: mutation variable `$b` must be a declared query parameter", "T14", "2", "34"},
+      // update on an edge type.
+      {"query m($n: String) {\n  update Knows set { since: $n } where from = $n\n}\n",
+       "type error: T16: update mutation for edge type `Knows` is not supported", "T16", "2", "10"},
+      // A literal of the wrong type.
+      {"query m() {\n  insert Person { name: 5 }\n}\n", "type error: T3: property `name` has type String but got I64", "T3",
+       "2", "25"},
+      // Constructive and destructive in one query (the D2 rule).
+      {"query m($n: String) {\n  insert Note { body: $n }\n  delete Person where name = $n\n}\n",
+       "mutation 'm' on the same query mixes inserts/updates and deletes; split into separate mutations: (1) inserts "
+       "and updates, then (2) deletes. A query is deliberately constructive or destructive, not both, so its "
+       "read-your-writes stays unambiguous; run the two on a branch and merge if you need them in one atomic commit.",
+       "mutation_mix", "1", "7"},
+  };
+  for (const QueryCase& c : cases) {
+    auto r = graph_->Mutate(c.source, "bad.gq", "", R"({"n":"zed","a":"x"})");
+    ASSERT_FALSE(r.ok()) << c.source;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << c.source;
+    EXPECT_EQ(r.status().message(), c.message) << c.source;
+    const auto& details = r.status().details();
+    EXPECT_EQ(details.count("code") ? details.at("code") : "", c.code) << c.source;
+    EXPECT_EQ(details.count("file") ? details.at("file") : "", "bad.gq") << c.source;
+    EXPECT_EQ(details.count("line") ? details.at("line") : "", c.line) << c.source;
+    EXPECT_EQ(details.count("column") ? details.at("column") : "", c.column) << c.source;
+  }
+  ExpectUnchanged("mutations");
+}
+
+TEST_F(BadInputTest, ReadAndWriteEntryPointsRefuseTheOtherKind) {
+  ExpectError(graph_->Query(kQueries, "q.gq", "add", R"({"name":"x"})"), ErrorCode::kInvalidArgument,
+              "query 'add' is a mutation; run it with `mutate`");
+  ExpectError(graph_->Mutate(kQueries, "q.gq", "by_age", R"({"min":1})"), ErrorCode::kInvalidArgument,
+              "query 'by_age' is a read query; run it with `query`");
+  ExpectError(graph_->Query(kQueries, "q.gq", "nope", "{}"), ErrorCode::kNotFound, "query 'nope' not found");
+  ExpectError(graph_->Query(kQueries, "q.gq", "", "{}"), ErrorCode::kInvalidArgument,
+              "query file contains multiple queries; pass --name");
+}
+
+// ---- parameters ---------------------------------------------------------
+
+TEST_F(BadInputTest, MalformedParametersAreRefused) {
+  struct Case {
+    const char* query;
+    const char* params;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"by_age", R"({"min":true})", "parameter 'min': expects an integer for I32, got boolean"},
+      {"by_age", R"({"min":"ten"})", "parameter 'min': expects an integer for I32, got \"ten\""},
+      {"by_age", R"({"min":1.5})", "parameter 'min': expects an integer for I32, got 1.5"},
+      {"by_age", R"({"min":2147483648})", "parameter 'min': value 2147483648 exceeds I32"},
+      {"by_age", R"({"min":-2147483649})", "parameter 'min': value -2147483649 exceeds I32"},
+      {"by_age", R"({"min":99999999999999999999999})", "parameter 'min': value 99999999999999999999999 exceeds I32"},
+      {"by_age", R"({"min":null})", "parameter 'min': null is not allowed for non-nullable type I32"},
+      {"by_age", R"({})", "parameter 'min' not provided"},
+      {"by_age", R"({"mn":1})", "parameter 'min' not provided"},
+      {"by_age", R"([1])", "params must be a JSON object"},
+      {"by_age", "{\"min\":1", "invalid params JSON: line 1, column 9: syntax error while parsing object - "
+                                 "unexpected end of input; expected '}'"},
+      {"by_age", R"({"min":1}})", "invalid params JSON: line 1, column 10: syntax error while parsing value - "
+                                  "unexpected '}'; expected end of input"},
+      {"by_age", R"({min:1})", "invalid params JSON: line 1, column 2: syntax error while parsing object key - "
+                               "invalid literal; last read: '{m'; expected string literal"},
+      {"by_age", "{\n  \"min\": 1,\n  \"x\": tru\n}", "invalid params JSON: line 3, column 11: syntax error while "
+                                                     "parsing value - invalid literal; last read: '\"x\": tru<U+000A>'"},
+      {"maybe", "{\"n\":\"\xff\"}", "invalid params JSON: line 1, column 7: syntax error while parsing value - "
+                                 "invalid string: ill-formed UTF-8 byte; last read: '\"\\xFF'"},
+      {"born_after", R"({"d":"2024-13-01"})", "parameter 'd': invalid Date literal '2024-13-01'"},
+      {"born_after", R"({"d":"yesterday"})", "parameter 'd': invalid Date literal 'yesterday'"},
+      {"born_after", R"({"d":true})", "parameter 'd': expects a Date string, got boolean"},
+  };
+  for (const Case& c : cases) {
+    auto r = graph_->Query(kQueries, "q.gq", c.query, c.params);
+    ASSERT_FALSE(r.ok()) << c.params;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << c.params;
+    EXPECT_EQ(r.status().message(), c.message) << c.params;
+  }
+  ExpectUnchanged("query params");
+  ExpectError(graph_->Mutate(kQueries, "q.gq", "add", R"({"name":"zed","age":"old"})"), ErrorCode::kInvalidArgument,
+              "parameter 'age': expects an integer for I32, got \"old\"");
+  ExpectError(graph_->Mutate(kQueries, "q.gq", "add", R"({"name":7})"), ErrorCode::kInvalidArgument,
+              "parameter 'name': expects String, got number");
+  ExpectError(graph_->Mutate(kQueries, "q.gq", "add", R"({"age":3})"), ErrorCode::kInvalidArgument,
+              "parameter 'name' not provided");
+  ExpectError(graph_->Mutate(kQueries, "q.gq", "add", R"({"name":"zed","age":1e400})"), ErrorCode::kInvalidArgument,
+              "invalid params JSON: line 1, column 21: number overflow parsing '1e400'");
+}
+
+TEST_F(BadInputTest, UndeclaredAndOmittedNullableParametersAreAccepted) {
+  // Keys the query does not declare are ignored (§2.3); an omitted nullable
+  // parameter is NULL, which never matches.
+  auto r = graph_->Query(kQueries, "q.gq", "by_age", R"({"min":26,"unused":{"deep":[1,2]}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->row_count(), 1);
+  auto none = graph_->Query(kQueries, "q.gq", "maybe", "{}");
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->row_count(), 0);
+  ExpectUnchanged("accepted params");
+}
+
+// ---- JSONL --------------------------------------------------------------
+
+struct LoadCase {
+  const char* line;  // becomes line 2 of the file
+  ErrorCode code;
+  const char* message;
+};
+
+TEST_F(BadInputTest, MalformedJsonlLinesNameTheLineAndChangeNothing) {
+  const LoadCase cases[] = {
+      // Broken JSON.
+      {R"({"type":"Person","data":{"name":"x"})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: invalid JSON at column 37: syntax error while parsing object - unexpected end of input; "
+       "expected '}'"},
+      {R"({"type":"Person","data":{"name":"x",}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: invalid JSON at column 37: syntax error while parsing object key - unexpected '}'; expected "
+       "string literal"},
+      {R"(["type","Person"])", ErrorCode::kInvalidArgument, "bad.jsonl:2: a graph batch line must be a JSON object"},
+      {R"({"type":"Person","data":{"name":"x","age":1e400}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: invalid JSON at column 43: number overflow parsing '1e400'"},
+      {"null", ErrorCode::kInvalidArgument, "bad.jsonl:2: a graph batch line must be a JSON object"},
+      // Invalid UTF-8 is named, not echoed raw.
+      {"{\"type\":\"Person\",\"data\":{\"name\":\"\xff\"}}", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: invalid JSON at column 34: syntax error while parsing value - invalid string: ill-formed UTF-8 "
+       "byte; last read: '\"\\xFF'"},
+      {R"({"type":"Person","data":{"name":"x","age":NaN}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: invalid JSON at column 43: syntax error while parsing value - invalid literal; last read: "
+       "'\"age\":N'"},
+      {R"({"type":"Person","data":{"name":"x","id":7}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: 'data.id' must be a string"},
+      // Wrong value types.
+      {R"({"type":"Person","data":{"name":"x","age":"30"}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: strict property 'age' expects Int32, got \"30\""},
+      {R"({"type":"Person","data":{"name":5}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: strict property 'name' expects Utf8, got 5"},
+      {R"({"type":"Person","data":{"name":"x","age":2147483648}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: property 'age' value 2147483648 exceeds Int32 range"},
+      {R"({"type":"Person","data":{"name":"x","age":3.5}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: strict property 'age' expects Int32, got 3.5"},
+      {R"({"type":"Person","data":{"name":"x","born":"2024-02-30"}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: property 'born': invalid Date literal \"2024-02-30\""},
+      {R"({"type":"Person","data":"name"})", ErrorCode::kInvalidArgument, "bad.jsonl:2: 'data' must be a JSON object"},
+      {R"({"type":7,"data":{}})", ErrorCode::kInvalidArgument, "bad.jsonl:2: 'type' must be a string"},
+      // Unknown field / type.
+      {R"({"type":"Person","data":{"name":"x","nick":"y"}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: unknown input field 'nick' for 'node:Person'"},
+      {R"({"type":"Person","data":{"name":"x"},"edge":"Knows"})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: a graph batch record needs exactly one of 'type' (node) or 'edge'"},
+      {R"({"type":"Persons","data":{"name":"x"}})", ErrorCode::kInvalidArgument, "bad.jsonl:2: unknown node type 'Persons'"},
+      {R"({"edge":"Likes","from":"alice","to":"bob"})", ErrorCode::kInvalidArgument, "bad.jsonl:2: unknown edge type 'Likes'"},
+      // Missing key / null in a non-nullable property.
+      {R"({"type":"Person","data":{"age":3}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: non-nullable property 'name' has null or invalid values"},
+      {R"({"type":"Note","data":{"body":null}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: non-nullable property 'body' has null or invalid values"},
+      {R"({"edge":"Knows","to":"bob"})", ErrorCode::kInvalidArgument, "bad.jsonl:2: edge record needs a string 'from'"},
+      // Dangling edge endpoints.
+      {R"({"edge":"Knows","from":"alice","to":"zoe"})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: dst 'zoe' not found in Person"},
+      {R"({"edge":"WorksAt","from":"zoe","to":"acme"})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: src 'zoe' not found in Person"},
+      // Value constraints.
+      {R"({"type":"Person","data":{"name":"x","status":"asleep"}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: invalid enum value 'asleep' for Person.status (expected: active, retired)"},
+      {R"({"type":"Person","data":{"name":"x","age":151}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: @range violation on Person.age: value 151 > max 150"},
+      {R"({"type":"Person","data":{"name":"x","age":-1}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: @range violation on Person.age: value -1 < min 0"},
+      {R"({"type":"Person","data":{"name":"x","email":"X@y"}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: @check violation on Person.email: value 'X@y' does not match pattern '^[a-z]+@'"},
+      // @unique against a committed row.
+      {R"({"type":"Company","data":{"name":"globex","code":"A"}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: @unique violation on Company.code: value 'A' held by 'globex' and 'acme'"},
+  };
+  for (const LoadCase& c : cases) {
+    for (LoadMode mode : {LoadMode::kMerge, LoadMode::kAppend}) {
+      auto r = LoadBad(SecondLine(c.line), mode);
+      ASSERT_FALSE(r.ok()) << c.line;
+      EXPECT_EQ(r.status().code(), c.code) << c.line;
+      EXPECT_EQ(r.status().message(), c.message) << c.line << " " << LoadModeName(mode);
+    }
+  }
+  ExpectUnchanged("jsonl");
+}
+
+TEST_F(BadInputTest, DuplicateKeysInOneFileAreRefusedInEveryMode) {
+  std::string dup = "{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\n"
+                    "{\"type\":\"Company\",\"data\":{\"name\":\"initech\"}}\n"
+                    "{\"type\":\"Person\",\"data\":{\"name\":\"carol\",\"age\":3}}\n";
+  for (LoadMode mode : {LoadMode::kOverwrite, LoadMode::kAppend, LoadMode::kMerge}) {
+    ExpectError(LoadBad(dup, mode), ErrorCode::kInvalidArgument,
+                "bad.jsonl:3: @unique violation on Person.name: value 'carol' held by 'carol' and 'carol' "
+                "(lines 1 and 3)");
+  }
+  std::string dup_code = "{\"type\":\"Company\",\"data\":{\"name\":\"x\",\"code\":\"C\"}}\n"
+                         "{\"type\":\"Company\",\"data\":{\"name\":\"y\",\"code\":\"C\"}}\n";
+  ExpectError(LoadBad(dup_code), ErrorCode::kInvalidArgument,
+              "bad.jsonl:2: @unique violation on Company.code: value 'C' held by 'x' and 'y'");
+  // Append of an id that is already committed.
+  ExpectError(LoadBad("\n{\"type\":\"Person\",\"data\":{\"name\":\"bob\"}}\n", LoadMode::kAppend),
+              ErrorCode::kKeyConflict, "bad.jsonl:2: node type 'Person' already has this id: 'bob'");
+}
+
+TEST_F(BadInputTest, AnOverlongLineIsAResourceLimitBeforeAnyEffect) {
+  // 32 MiB + 1 byte of JSON on line 3, after two valid lines.
+  std::string big = "{\"type\":\"Note\",\"data\":{\"body\":\"" + std::string((32u << 20) - 33, 'x') + "\"}}";
+  ASSERT_EQ(big.size(), (32u << 20) + 1);
+  std::string data = "{\"type\":\"Note\",\"data\":{\"body\":\"a\"}}\n\n" + big + "\n";
+  auto r = LoadBad(data, LoadMode::kOverwrite);
+  ExpectError(r, ErrorCode::kResourceLimitExceeded,
+              "bad.jsonl:3: graph_batch_line_bytes exceeds the limit: 33554433 > 33554432");
+  EXPECT_EQ(r.status().details().at("resource"), "graph_batch_line_bytes");
+  EXPECT_EQ(r.status().details().at("limit"), "33554432");
+  EXPECT_EQ(r.status().details().at("actual"), "33554433");
+  // Too many structural tokens on one line.
+  std::string tokens = "{\"type\":\"Person\",\"data\":{\"name\":\"x\"},\"pad\":[" + std::string(140000, ',') + "]}";
+  auto t = LoadBad(SecondLine(tokens));
+  ExpectError(t, ErrorCode::kResourceLimitExceeded,
+              "bad.jsonl:2: graph_batch_json_structural_slots exceeds the limit: 140012 > 131072");
+}
+
+TEST_F(BadInputTest, CrlfAndBlankLinesAreStillAccepted) {
+  auto r = graph_->Load("\r\n{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\r\n   \r\n\t\n"
+                        "{\"edge\":\"Knows\",\"from\":\"carol\",\"to\":\"alice\"}\r\n\r\n",
+                        "crlf.jsonl", LoadMode::kMerge);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->total_entities, 2u);
+  EXPECT_EQ(graph_->ListCommits()->size(), commits_ + 1);
+  // Errors after CRLF lines still count lines from 1.
+  auto bad = graph_->Load("\r\n\r\n{\"type\":\"Person\"}\r\n", "crlf.jsonl", LoadMode::kMerge);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "crlf.jsonl:3: non-nullable property 'name' has null or invalid values");
+}
+
+
+// ---- CLI exit codes (§5.4) and located errors on stderr --------------------
+
+struct CliRun {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void WriteFile(const std::string& path, std::string_view text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// The `omnigraph` binary of this build (build/src/cli/omnigraph next to
+// build/tests/omnigraph_tests).
+std::string CliBinary() {
+  return (std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "src/cli/omnigraph").string();
+}
+
+class CliBadInputTest : public ::testing::Test {
+ protected:
+  // Runs `omnigraph <args>` in the temp dir (args are shell words).
+  CliRun Run(const std::string& args) {
+    std::string out = dir_.path() + "/stdout", err = dir_.path() + "/stderr";
+    std::string command = "cd '" + dir_.path() + "' && '" + CliBinary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    int status = std::system(command.c_str());
+    CliRun r;
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = ReadAll(out);
+    r.err = ReadAll(err);
+    return r;
+  }
+  std::string Path(const std::string& name) { return dir_.path() + "/" + name; }
+  testing::TempDir dir_;
+};
+
+TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
+  ASSERT_TRUE(std::filesystem::exists(CliBinary())) << CliBinary();
+  WriteFile(Path("schema.pg"), kSchema);
+  WriteFile(Path("bad.pg"), "node person { name: String }\n");
+  WriteFile(Path("seed.jsonl"), kData);
+  WriteFile(Path("bad.jsonl"), "{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\n{\"edge\":\"Knows\",\"from\":\"carol\",\"to\":\"zoe\"}\n");
+  WriteFile(Path("q.gq"), kQueries);
+  WriteFile(Path("bad.gq"), "query q() {\n  match { $p: Persn }\n  return { $p.name }\n}\n");
+
+  CliRun bad_init = Run("init --schema bad.pg g");
+  EXPECT_EQ(bad_init.rc, 1);
+  EXPECT_EQ(bad_init.err, "error: parse error: bad.pg:1:6: expected type name, found `p`\n"
+                          "1 | node person { name: String }\n"
+                          "  |      ^\n");
+  EXPECT_FALSE(std::filesystem::exists(Path("g")));
+  CliRun init = Run("init --schema schema.pg g");
+  ASSERT_EQ(init.rc, 0) << init.err;
+  EXPECT_EQ(init.out, "initialized g\n");
+  ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+  std::string exported = Run("export g").out;
+
+  CliRun bad_load = Run("load g --data bad.jsonl --mode merge --quiet");
+  EXPECT_EQ(bad_load.rc, 1);
+  EXPECT_EQ(bad_load.err, "error: bad.jsonl:2: dst 'zoe' not found in Person\n");
+  CliRun type_error = Run("query --store g --query bad.gq");
+  EXPECT_EQ(type_error.rc, 1);
+  EXPECT_EQ(type_error.err, "error: type error: T1: unknown node type `Persn`\n  --> bad.gq:2:11\n");
+  CliRun bad_params = Run("query by_age --store g --query q.gq --params '{\"min\":\"ten\"}'");
+  EXPECT_EQ(bad_params.rc, 1);
+  EXPECT_EQ(bad_params.err, "error: parameter 'min': expects an integer for I32, got \"ten\"\n");
+  CliRun bad_mutation = Run("mutate add --store g --query q.gq --params '{\"name\":\"x\",\"age\":\"old\"}'");
+  EXPECT_EQ(bad_mutation.rc, 1);
+  EXPECT_EQ(bad_mutation.err, "error: parameter 'age': expects an integer for I32, got \"old\"\n");
+
+  // Usage errors: unknown flag, missing required option, conflicting options.
+  EXPECT_EQ(Run("load g --data seed.jsonl --mode overwrite --bogus").rc, 2);
+  EXPECT_EQ(Run("load g --data seed.jsonl").rc, 2);
+  EXPECT_EQ(Run("load g --data seed.jsonl --mode upsert").rc, 2);
+  CliRun both_sources = Run("query --store g --query q.gq -e 'query q() { match { $p: Person } return { $p } }'");
+  EXPECT_EQ(both_sources.rc, 2);
+  EXPECT_EQ(both_sources.err, "error: pass exactly one of --query FILE or -e/--query-string SOURCE\n");
+  EXPECT_EQ(Run("query count_all --store g").rc, 2);
+  EXPECT_EQ(Run("query count_all --store g --query q.gq --params '{}' --params-file q.gq").rc, 2);
+  EXPECT_EQ(Run("query count_all --store g --query q.gq --branch dev --snapshot x").rc, 2);
+  EXPECT_EQ(Run("query count_all --query q.gq").rc, 2);
+  EXPECT_EQ(Run("export g --store other").rc, 2);
+  EXPECT_EQ(Run("").rc, 2);
+
+  // Nothing above changed the graph.
+  EXPECT_EQ(Run("export g").out, exported);
+  CliRun ok = Run("query count_all --store g --query q.gq --format jsonl");
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_EQ(ok.out, "{\"kind\":\"metadata\",\"query_name\":\"count_all\",\"target\":{\"branch\":\"main\",\"snapshot\":null},"
+                    "\"row_count\":1}\n{\"n\":2}\n");
+
+  // lint: exit 1 exactly when the status is error.
+  CliRun lint_ok = Run("lint --query q.gq --schema schema.pg");
+  EXPECT_EQ(lint_ok.rc, 0) << lint_ok.out;
+  CliRun lint_bad = Run("lint --query bad.gq --schema schema.pg --json");
+  EXPECT_EQ(lint_bad.rc, 1);
+  EXPECT_EQ(lint_bad.out.substr(0, 25), "{\n  \"status\": \"error\",\n  ");
+  EXPECT_NE(lint_bad.out.find("\n      \"error\": \"type error: T1: unknown node type `Persn`\"\n"), std::string::npos)
+      << lint_bad.out;
+  EXPECT_EQ(Run("lint --query bad.gq --schema bad.pg").rc, 1);
+  EXPECT_EQ(Run("lint --schema schema.pg").rc, 2);
+}
+
+}  // namespace
+}  // namespace omnigraph::api
