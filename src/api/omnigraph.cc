@@ -113,13 +113,13 @@ Result<std::string> Omnigraph::SchemaSource() {
 }
 
 Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_name, LoadMode mode,
-                                   const std::string& branch) {
+                                   const std::string& branch, const exec::LoadProgress& progress) {
   for (int attempt = 0;; ++attempt) {
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
     // PlanLoad validates the whole delta itself, so errors name input lines.
     OG_ASSIGN_OR_RETURN(exec::LoadPlan plan,
-                        exec::PlanLoad(*graph_, txn.base, *catalog, data, file_name, ToExecMode(mode)));
+                        exec::PlanLoad(*graph_, txn.base, *catalog, data, file_name, ToExecMode(mode), progress));
     auto written = graph::CommitTableChanges(*graph_, txn, exec::ToTableChanges(plan.delta));
     if (!written.ok()) {
       bool retry = written.status().code() == ErrorCode::kReadSetChanged && mode != LoadMode::kOverwrite &&

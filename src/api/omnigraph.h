@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/loader.h"
 #include "exec/result_format.h"
 #include "graph/graph_store.h"
 
@@ -94,8 +95,10 @@ class Omnigraph {
 
   // Strict NDJSON load (spec/surface.md §4): validates everything, then one
   // atomic commit. `file_name` names the input in errors ("data.jsonl:7: …").
+  // `progress`, when set, is called every exec::kLoadProgressLines lines
+  // with (bytes read, total bytes) while records are parsed.
   Result<LoadReport> Load(std::string_view data, std::string_view file_name, LoadMode mode,
-                          const std::string& branch = "main");
+                          const std::string& branch = "main", const exec::LoadProgress& progress = {});
 
   // Runs read query `name` from `.gq` source (the only query when `name` is
   // empty). `params_json` is a JSON object.

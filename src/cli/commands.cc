@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -18,6 +19,40 @@
 
 namespace omnigraph::cli {
 namespace {
+
+// A progress bar on stderr while a large load parses its records (surface
+// §5: only for loads of more than a few thousand lines, and only when
+// stderr is a terminal, so logs and pipes stay clean).
+class LoadProgressBar {
+ public:
+  static constexpr size_t kMinLines = 5000;
+
+  explicit LoadProgressBar(std::string_view data)
+      : enabled_(::isatty(STDERR_FILENO) == 1 &&
+                 static_cast<size_t>(std::count(data.begin(), data.end(), '\n')) > kMinLines) {}
+
+  exec::LoadProgress callback() {
+    if (!enabled_) return {};
+    return [this](uint64_t done, uint64_t total) {
+      constexpr int kWidth = 30;
+      int percent = total == 0 ? 100 : static_cast<int>(done * 100 / total);
+      int filled = percent * kWidth / 100;
+      std::cerr << fmt::format("\rloading [{}{}] {:3}%", std::string(static_cast<size_t>(filled), '#'),
+                               std::string(static_cast<size_t>(kWidth - filled), ' '), percent)
+                << std::flush;
+      drawn_ = true;
+    };
+  }
+
+  // Clears the bar so later output starts on a clean line.
+  void Finish() {
+    if (drawn_) std::cerr << "\r" << std::string(48, ' ') << "\r" << std::flush;
+  }
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+};
 
 using Json = nlohmann::ordered_json;
 
@@ -158,7 +193,9 @@ int Run(int argc, char** argv) {
     EchoWriteTarget(flags, "load", *uri);
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
-    auto report = (*graph)->Load(*data, load_data, *mode, load_branch);
+    LoadProgressBar bar(*data);
+    auto report = (*graph)->Load(*data, load_data, *mode, load_branch, bar.callback());
+    bar.Finish();
     if (!report.ok()) return void(exit_code = Fail(report.status(), flags.json));
     if (flags.json) {
       Json j;

@@ -16,11 +16,53 @@ namespace omnigraph::exec {
 
 using Json = nlohmann::ordered_json;
 
+// A node of a parsed document. Values handed out by Get/Members/Elements
+// share the document instead of copying subtrees.
 struct JsonValue::Impl {
-  Json value;
+  std::shared_ptr<const Json> document;
+  const Json* node = nullptr;
+  const Json& value() const { return *node; }
 };
 
 namespace {
+const Json& NullJson() {
+  static const Json* null = new Json();
+  return *null;
+}
+}  // namespace
+
+namespace {
+
+// Member names of one open object. Objects in graph lines have a handful
+// of members, so a linear scan of a reused vector avoids a node allocation
+// per name; objects beyond kLinearMembers switch to a set to stay
+// O(n log n) on hostile input.
+class MemberNames {
+ public:
+  void Clear() {
+    linear_.clear();
+    large_.clear();
+  }
+  // False when `name` was already inserted.
+  bool Insert(const std::string& name) {
+    if (!large_.empty()) return large_.insert(name).second;
+    for (const std::string& seen : linear_) {
+      if (seen == name) return false;
+    }
+    if (linear_.size() < kLinearMembers) {
+      linear_.push_back(name);
+      return true;
+    }
+    large_.insert(linear_.begin(), linear_.end());
+    linear_.clear();
+    return large_.insert(name).second;
+  }
+
+ private:
+  static constexpr size_t kLinearMembers = 32;
+  std::vector<std::string> linear_;
+  std::set<std::string> large_;
+};
 
 // Counts { } [ ] , : outside string literals.
 size_t CountStructuralTokens(std::string_view text) {
@@ -218,7 +260,7 @@ bool DecodeBase64(std::string_view text, std::string* out) {
   return true;
 }
 
-JsonValue::JsonValue() : impl_(std::make_unique<Impl>()) {}
+JsonValue::JsonValue() : impl_(std::make_unique<Impl>(Impl{nullptr, &NullJson()})) {}
 JsonValue::~JsonValue() = default;
 JsonValue::JsonValue(JsonValue&&) noexcept = default;
 JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
@@ -234,16 +276,20 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
     return ResourceLimitExceeded("graph_batch_json_structural_slots", kMaxStructuralTokens, tokens);
   }
   // Track member names per open object to reject duplicates at any depth.
-  std::vector<std::set<std::string>> open_objects;
+  std::vector<MemberNames> open_objects;
+  size_t depth = 0;
   std::string duplicate;
   Json::parser_callback_t callback = [&](int, Json::parse_event_t event, Json& parsed) {
     switch (event) {
-      case Json::parse_event_t::object_start: open_objects.emplace_back(); break;
+      case Json::parse_event_t::object_start:
+        if (open_objects.size() <= depth) open_objects.emplace_back();
+        open_objects[depth++].Clear();
+        break;
       case Json::parse_event_t::object_end:
-        if (!open_objects.empty()) open_objects.pop_back();
+        if (depth > 0) --depth;
         break;
       case Json::parse_event_t::key:
-        if (!open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second &&
+        if (depth > 0 && !open_objects[depth - 1].Insert(parsed.get_ref<const std::string&>()) &&
             duplicate.empty()) {
           duplicate = parsed.get<std::string>();
         }
@@ -254,7 +300,9 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
   };
   JsonValue out;
   try {
-    out.impl_->value = Json::parse(line.begin(), line.end(), callback);
+    auto document = std::make_shared<Json>(Json::parse(line.begin(), line.end(), callback));
+    out.impl_->node = document.get();
+    out.impl_->document = std::move(document);
   } catch (const nlohmann::json::parse_error& e) {
     // "[json.exception.parse_error.101] parse error at line 1, column N:
     // <what>": keep <what> whole (it may itself hold ": ", as in "last
@@ -278,48 +326,49 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
   return out;
 }
 
-bool JsonValue::is_null() const { return impl_->value.is_null(); }
-bool JsonValue::is_object() const { return impl_->value.is_object(); }
-bool JsonValue::is_string() const { return impl_->value.is_string(); }
-bool JsonValue::is_array() const { return impl_->value.is_array(); }
-bool JsonValue::is_bool() const { return impl_->value.is_boolean(); }
-bool JsonValue::is_number() const { return impl_->value.is_number(); }
-bool JsonValue::is_integer() const { return impl_->value.is_number_integer() || impl_->value.is_number_unsigned(); }
-const std::string& JsonValue::string() const { return impl_->value.get_ref<const std::string&>(); }
-std::string JsonValue::Dump() const { return impl_->value.dump(); }
+bool JsonValue::is_null() const { return impl_->value().is_null(); }
+bool JsonValue::is_object() const { return impl_->value().is_object(); }
+bool JsonValue::is_string() const { return impl_->value().is_string(); }
+bool JsonValue::is_array() const { return impl_->value().is_array(); }
+bool JsonValue::is_bool() const { return impl_->value().is_boolean(); }
+bool JsonValue::is_number() const { return impl_->value().is_number(); }
+bool JsonValue::is_integer() const { return impl_->value().is_number_integer() || impl_->value().is_number_unsigned(); }
+const std::string& JsonValue::string() const { return impl_->value().get_ref<const std::string&>(); }
+std::string JsonValue::Dump() const { return impl_->value().dump(); }
+
+JsonValue JsonValue::Child(const void* node) const {
+  JsonValue v;
+  v.impl_->document = impl_->document;
+  v.impl_->node = static_cast<const Json*>(node);
+  return v;
+}
 
 std::vector<std::pair<std::string, JsonValue>> JsonValue::Members() const {
   std::vector<std::pair<std::string, JsonValue>> out;
-  for (auto it = impl_->value.begin(); it != impl_->value.end(); ++it) {
-    JsonValue v;
-    v.impl_->value = it.value();
-    out.emplace_back(it.key(), std::move(v));
-  }
+  const Json& value = impl_->value();
+  for (auto it = value.begin(); it != value.end(); ++it) out.emplace_back(it.key(), Child(&it.value()));
   return out;
 }
 
 std::optional<JsonValue> JsonValue::Get(std::string_view key) const {
-  if (!impl_->value.is_object()) return std::nullopt;
-  auto it = impl_->value.find(std::string(key));
-  if (it == impl_->value.end()) return std::nullopt;
-  JsonValue v;
-  v.impl_->value = *it;
-  return v;
+  const Json& value = impl_->value();
+  if (!value.is_object()) return std::nullopt;
+  // ordered_json keeps members in a vector; lines hold a handful of them.
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (it.key() == key) return Child(&it.value());
+  }
+  return std::nullopt;
 }
 
 std::vector<JsonValue> JsonValue::Elements() const {
   std::vector<JsonValue> out;
-  for (const Json& element : impl_->value) {
-    JsonValue v;
-    v.impl_->value = element;
-    out.push_back(std::move(v));
-  }
+  for (const Json& element : impl_->value()) out.push_back(Child(&element));
   return out;
 }
 
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
                           ArrayBuilder* builder) {
-  const Json& v = value.impl().value;
+  const Json& v = value.impl().value();
   if (v.is_null()) {
     if (!type.nullable) {
       return InvalidArgument(fmt::format("non-nullable property '{}' has null or invalid values", property));

@@ -56,6 +56,9 @@ class JsonValue {
   const Impl& impl() const { return *impl_; }
 
  private:
+  // A value for `node` (a nlohmann::ordered_json inside this document).
+  JsonValue Child(const void* node) const;
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -10,6 +10,7 @@
 #include "columnar/builder.h"
 #include "compiler/entity_id.h"
 #include "exec/json_value.h"
+#include "graph/id_index.h"
 
 namespace omnigraph::exec {
 namespace {
@@ -37,9 +38,20 @@ struct TableInput {
   std::vector<std::optional<std::string>> explicit_ids;
   std::vector<std::string> src, dst;
   std::vector<uint64_t> lines;
-  // Input line of every row that reaches the delta, by id (for validation
-  // errors about a written row).
-  std::unordered_map<std::string, uint64_t> line_of_id;
+  // The rows that reach the delta and the input line of each (for errors
+  // about a written row; looked up by id only on those error paths).
+  RecordBatchPtr finished;
+  std::vector<uint64_t> finished_lines;
+
+  // Input line of the finished row with `id`, or 0.
+  uint64_t LineOfId(std::string_view id) const {
+    if (!finished) return 0;
+    const Array& ids = *finished->GetColumn("id");
+    for (int64_t r = 0; r < ids.length(); ++r) {
+      if (ids.GetView(r) == id) return finished_lines[static_cast<size_t>(r)];
+    }
+    return 0;
+  }
   uint64_t records = 0;
 
   int ColumnOf(std::string_view name) const { return schema->FieldIndex(name); }
@@ -48,8 +60,8 @@ struct TableInput {
 class Loader {
  public:
   Loader(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog, std::string_view file,
-         LoadMode mode)
-      : graph_(graph), base_(base), catalog_(catalog), file_(file), mode_(mode) {}
+         LoadMode mode, const LoadProgress& progress)
+      : graph_(graph), base_(base), catalog_(catalog), file_(file), mode_(mode), progress_(progress) {}
 
   Result<LoadPlan> Run(std::string_view data) {
     uint64_t line_no = 0;
@@ -71,8 +83,10 @@ class Loader {
       }
       Status st = Record(line, line_no);
       if (!st.ok()) return st;
+      if (progress_ && line_no % kLoadProgressLines == 0) progress_(pos, data.size());
       if (end == data.size()) break;
     }
+    if (progress_) progress_(data.size(), data.size());
     return Finish();
   }
 
@@ -214,17 +228,18 @@ class Loader {
       }
     }
     // Duplicates within the file.
-    std::unordered_map<std::string, int64_t> last;
+    graph::IdIndex last(static_cast<size_t>(rows));  // id -> its last row
     std::vector<int64_t> keep;
     for (int64_t r = 0; r < rows; ++r) {
-      auto [it, inserted] = last.emplace(ids[r], r);
+      bool inserted = false;
+      int64_t& last_row = last.FindOrInsert(ids[r], r, &inserted);
       if (inserted) continue;
       if (in.node && in.node->keyed()) {
         std::string cols = in.node->key.size() == 1 ? in.node->key.front()
                                                     : "(" + fmt::format("{}", fmt::join(in.node->key, ", ")) + ")";
         return LineError(in.lines[r], fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}' "
                                                   "(lines {} and {})", in.type_name, cols, ids[r], ids[r], ids[r],
-                                                  in.lines[it->second], in.lines[r]));
+                                                  in.lines[last_row], in.lines[r]));
       }
       if (mode_ != LoadMode::kMerge) {
         return Status(ErrorCode::kKeyConflict,
@@ -232,12 +247,12 @@ class Loader {
                                   in.lines[r], in.node ? "node" : "edge", in.type_name, ids[r]),
                       {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", ids[r]}});
       }
-      it->second = r;  // merge: the last occurrence wins
+      last_row = r;  // merge: the last occurrence wins
     }
     for (int64_t r = 0; r < rows; ++r) {
-      if (last[ids[r]] != r) continue;
+      if (last.Find(ids[r]) != r) continue;
       keep.push_back(r);
-      in.line_of_id[ids[r]] = in.lines[r];
+      in.finished_lines.push_back(in.lines[r]);
     }
     BinaryBuilder id_builder(DataType::Utf8()), src_builder(DataType::Utf8()), dst_builder(DataType::Utf8());
     for (int64_t r = 0; r < rows; ++r) {
@@ -253,8 +268,8 @@ class Loader {
       columns[in.ColumnOf("dst")] = dst_builder.Finish();
     }
     auto batch = std::make_shared<const RecordBatch>(in.schema, rows, std::move(columns));
-    if (static_cast<int64_t>(keep.size()) == rows) return RecordBatchPtr(batch);
-    return batch->Take(keep);
+    in.finished = static_cast<int64_t>(keep.size()) == rows ? RecordBatchPtr(batch) : batch->Take(keep);
+    return in.finished;
   }
 
   Result<LoadPlan> Finish() {
@@ -280,7 +295,7 @@ class Loader {
             if (committed->RowOf(ids.GetView(r)) >= 0) {
               std::string id(ids.GetView(r));
               return Status(ErrorCode::kKeyConflict,
-                            fmt::format("{}:{}: {} type '{}' already has this id: '{}'", file_, in.line_of_id[id],
+                            fmt::format("{}:{}: {} type '{}' already has this id: '{}'", file_, in.LineOfId(id),
                                         in.node ? "node" : "edge", in.type_name, id),
                             {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", id}});
             }
@@ -305,9 +320,9 @@ class Loader {
     if (table == details.end() || id == details.end()) return st;
     auto in = inputs_.find(table->second);
     if (in == inputs_.end()) return st;
-    auto line = in->second.line_of_id.find(id->second);
-    if (line == in->second.line_of_id.end()) return st;
-    return Status(st.code(), fmt::format("{}:{}: {}", file_, line->second, st.message()), details);
+    uint64_t line = in->second.LineOfId(id->second);
+    if (line == 0) return st;
+    return Status(st.code(), fmt::format("{}:{}: {}", file_, line, st.message()), details);
   }
 
   graph::GraphStore& graph_;
@@ -315,6 +330,7 @@ class Loader {
   const Catalog& catalog_;
   std::string file_;
   LoadMode mode_;
+  const LoadProgress& progress_;
   std::map<std::string, TableInput> inputs_;
   uint64_t total_ = 0;
 };
@@ -322,8 +338,9 @@ class Loader {
 }  // namespace
 
 Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
-                          std::string_view data, std::string_view file_name, LoadMode mode) {
-  return Loader(graph, base, catalog, file_name, mode).Run(data);
+                          std::string_view data, std::string_view file_name, LoadMode mode,
+                          const LoadProgress& progress) {
+  return Loader(graph, base, catalog, file_name, mode, progress).Run(data);
 }
 
 }  // namespace omnigraph::exec

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -23,6 +24,12 @@ enum class LoadMode {
   kAppend,     // strict insert: an existing id is a KeyConflict
   kMerge,      // upsert by id; repeated explicit ids in the file: last wins
 };
+
+// Called while records are read: (bytes of input consumed, total bytes).
+// Lets a front end draw progress; it must not throw.
+using LoadProgress = std::function<void(uint64_t bytes_read, uint64_t bytes_total)>;
+// Lines between two progress calls.
+inline constexpr uint64_t kLoadProgressLines = 4096;
 
 struct LoadPlan {
   WriteDelta delta;
@@ -43,6 +50,7 @@ struct LoadPlan {
 // repeated in the file; overwrite: an explicit id repeated in the file),
 // ResourceLimitExceeded (line bytes, structural tokens).
 Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const compiler::Catalog& catalog,
-                          std::string_view data, std::string_view file_name, LoadMode mode);
+                          std::string_view data, std::string_view file_name, LoadMode mode,
+                          const LoadProgress& progress = {});
 
 }  // namespace omnigraph::exec

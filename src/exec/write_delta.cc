@@ -10,6 +10,7 @@
 
 #include "columnar/scalar.h"
 #include "compiler/entity_id.h"
+#include "graph/id_index.h"
 
 namespace omnigraph::exec {
 namespace {
@@ -39,21 +40,23 @@ class EffectiveTable {
  public:
   EffectiveTable(const TableDelta* delta, TableDataPtr committed) : delta_(delta), committed_(std::move(committed)) {
     if (delta_ && delta_->upserts) {
+      // Views into the delta's id column, which outlives this table.
       const Array& ids = *delta_->upserts->GetColumn("id");
-      for (int64_t r = 0; r < ids.length(); ++r) upsert_row_.emplace(std::string(ids.GetView(r)), r);
+      upsert_row_.Reserve(static_cast<size_t>(ids.length()));
+      for (int64_t r = 0; r < ids.length(); ++r) upsert_row_.Insert(ids.GetView(r), r);
     }
   }
 
   bool Contains(std::string_view id) const {
-    if (upsert_row_.count(std::string(id))) return true;
+    if (upsert_row_.Find(id) >= 0) return true;
     return CommittedSurvives(id) && committed_ && committed_->RowOf(id) >= 0;
   }
   // Whether committed row `id` is still visible (not replaced, deleted or shadowed).
   bool CommittedSurvives(std::string_view id) const {
     if (!delta_) return true;
     if (delta_->replace_all) return false;
-    std::string key(id);
-    return !delta_->deleted_ids.count(key) && !upsert_row_.count(key);
+    if (!delta_->deleted_ids.empty() && delta_->deleted_ids.count(std::string(id))) return false;
+    return upsert_row_.Find(id) < 0;
   }
   const TableDataPtr& committed() const { return committed_; }
   const RecordBatchPtr* upserts() const { return delta_ && delta_->upserts ? &delta_->upserts : nullptr; }
@@ -61,7 +64,7 @@ class EffectiveTable {
  private:
   const TableDelta* delta_;
   TableDataPtr committed_;
-  std::unordered_map<std::string, int64_t> upsert_row_;
+  graph::IdIndex upsert_row_;
 };
 
 class Validator {

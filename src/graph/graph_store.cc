@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "lance/versioning.h"
 #include "table/commit.h"
 #include "table/scanner.h"
 #include "table/staging.h"
@@ -159,10 +160,38 @@ Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<
   if (manifest_version) {
     version = *manifest_version;
   } else {
-    OG_ASSIGN_OR_RETURN(version, table::Dataset::LatestVersion(store_.get(), Key(kManifestDir)));
+    OG_ASSIGN_OR_RETURN(version, LatestManifestVersion());
   }
   OG_ASSIGN_OR_RETURN(ManifestVersionPtr decoded, ManifestAt(branch, version));
   return decoded->state;
+}
+
+Result<uint64_t> GraphStore::LatestManifestVersion() {
+  uint64_t known = 0;
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (!manifest_cache_.empty()) known = manifest_cache_.rbegin()->first;
+  }
+  if (known > 0) {
+    std::string versions = JoinPath(Key(kManifestDir), lance::kVersionsDir);
+    for (int probe = 0; probe < kMaxVersionProbes; ++probe) {
+      auto next = store_->Head(JoinPath(versions, lance::ManifestFileName(known + 1)));
+      if (!next.ok()) {
+        if (next.status().code() == ErrorCode::kNotFound) return known;
+        return next.status();
+      }
+      ++known;
+    }
+  }
+  // Far behind (or nothing known): one listing beats many probes.
+  return table::Dataset::LatestVersion(store_.get(), Key(kManifestDir));
+}
+
+void GraphStore::RememberOpened(const TableEntry& table, const table::Dataset& committed) {
+  auto cache_key = std::make_pair(Key(table.location), table.pin.LanceVersion());
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (table_cache_.size() >= 512) table_cache_.erase(table_cache_.begin());
+  table_cache_.emplace(cache_key, committed);
 }
 
 Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {

@@ -77,11 +77,17 @@ class GraphStore {
   const ObjectStorePtr& store() const { return store_; }
   const std::string& root() const { return root_; }
 
-  // The latest state of `branch` (one listing of __manifest/_versions to
-  // learn the latest version, then the cached decode of that version), or
-  // the state at `manifest_version`.
+  // The latest state of `branch` (LatestManifestVersion, then the cached
+  // decode of that version), or the state at `manifest_version`.
   Result<GraphState> ReadState(std::string_view branch = kMainBranch,
                                std::optional<uint64_t> manifest_version = std::nullopt);
+
+  // The latest __manifest version of main. Versions are created strictly in
+  // sequence (put-if-absent of n+1), so from the newest version this handle
+  // knows, probing for the next one with Head answers in one store call;
+  // a handle that knows none, or is more than kMaxVersionProbes behind,
+  // lists _versions/ instead. Errors: NotFound (no graph), IoError.
+  Result<uint64_t> LatestManifestVersion();
 
   // Opens `table` at its pin. Datasets are cached by exact physical identity
   // (location, Lance version), so repeated reads reuse opened manifests.
@@ -97,6 +103,9 @@ class GraphStore {
   // `after` is derived from cached data of `before` instead of being read.
   // Does nothing when `before` is not cached.
   void RememberAppend(const TableEntry& before, const TableEntry& after, const std::vector<RecordBatchPtr>& appended);
+  // Records `committed` as the opened dataset of `table`'s pin (the writer
+  // that committed it already holds it), so OpenTable need not read it.
+  void RememberOpened(const TableEntry& table, const table::Dataset& committed);
 
   // The one publication door. Errors: ReadSetChanged (details: member,
   // expected, actual) when any captured precondition no longer holds or
@@ -150,5 +159,6 @@ std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view
 inline constexpr uint32_t kHistoryBlockSlots = 16384;
 inline constexpr int64_t kTableDataCacheBytes = int64_t{512} << 20;
 inline constexpr size_t kManifestCacheVersions = 64;
+inline constexpr int kMaxVersionProbes = 4;
 
 }  // namespace omnigraph::graph

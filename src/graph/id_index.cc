@@ -25,7 +25,7 @@ void IdIndex::Reserve(size_t expected) {
 
 void IdIndex::Grow() { Reserve(slots_.size()); }
 
-bool IdIndex::Insert(std::string_view id, int64_t row) {
+int64_t& IdIndex::FindOrInsert(std::string_view id, int64_t row, bool* inserted) {
   if ((size_ + 1) * 2 > slots_.size()) Grow();
   uint64_t hash = Hash(id);
   size_t mask = slots_.size() - 1;
@@ -35,9 +35,13 @@ bool IdIndex::Insert(std::string_view id, int64_t row) {
       // An empty id still needs a non-null marker pointer.
       s = Slot{hash, id.data() != nullptr ? id.data() : "", static_cast<uint32_t>(id.size()), row};
       ++size_;
-      return true;
+      *inserted = true;
+      return s.row;
     }
-    if (s.hash == hash && s.length == id.size() && std::memcmp(s.data, id.data(), id.size()) == 0) return false;
+    if (s.hash == hash && s.length == id.size() && std::memcmp(s.data, id.data(), id.size()) == 0) {
+      *inserted = false;
+      return s.row;
+    }
   }
 }
 

@@ -24,7 +24,14 @@ class IdIndex {
 
   void Reserve(size_t expected);
   // Adds `id` -> `row` unless `id` is present. Returns whether it was added.
-  bool Insert(std::string_view id, int64_t row);
+  bool Insert(std::string_view id, int64_t row) {
+    bool inserted = false;
+    FindOrInsert(id, row, &inserted);
+    return inserted;
+  }
+  // The row stored for `id`, after adding `id` -> `row` when absent
+  // (*inserted says which). The reference is valid until the next insert.
+  int64_t& FindOrInsert(std::string_view id, int64_t row, bool* inserted);
   // Row of `id`, or -1.
   int64_t Find(std::string_view id) const;
   // rows[i] = Find(ids[i]) for every i. Probes are software-pipelined: the

@@ -18,8 +18,10 @@ TableDataPtr TableData::Append(const TableDataPtr& base, const std::vector<Recor
   data->prefix_ = base->prefix_ ? base->prefix_ : base;
   data->appended_ = base->appended_;
   data->appended_.insert(data->appended_.end(), appended.begin(), appended.end());
-  data->num_rows_ = data->prefix_->num_rows_;
-  for (const RecordBatchPtr& batch : data->appended_) {
+  // Counts carry forward from the base, so a write adds only its own rows.
+  data->num_rows_ = base->num_rows_;
+  data->memory_bytes_ = base->prefix_ ? base->memory_bytes_ : 0;
+  for (const RecordBatchPtr& batch : appended) {
     data->num_rows_ += batch->num_rows();
     data->memory_bytes_ += batch->MemoryBytes();
   }

@@ -57,6 +57,7 @@ struct StagedTable {
   const TableChange* change;
   table::StagedTransaction staged;
   bool appended = false;  // the transaction only appends change->rows
+  std::optional<table::Dataset> committed;  // the detached version, once committed
 };
 
 // Whether two rows of `batches` share an id (the merge then decides which
@@ -181,7 +182,7 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
 
   // Recheck the authority before any effect: a moved branch means the
   // staging is stale, and committing it would only create garbage.
-  OG_ASSIGN_OR_RETURN(uint64_t latest, table::Dataset::LatestVersion(graph.store().get(), graph.Key(kManifestDir)));
+  OG_ASSIGN_OR_RETURN(uint64_t latest, graph.LatestManifestVersion());
   if (latest != txn.base.manifest_version) {
     return Status(ErrorCode::kReadSetChanged,
                   fmt::format("read set changed: branch '{}' moved from manifest version {} to {} before the write "
@@ -204,6 +205,7 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
     table::CommitOptions options;
     options.deferred = &publication.sync_with;  // made durable by the publication's sync batch
     OG_ASSIGN_OR_RETURN(table::Dataset committed, table::CommitDetached(s.staged, options));
+    s.committed = committed;
     OG_FAILPOINT(failpoint::kGraphAfterDetachedCommit);
     TableUpdate update;
     update.table_key = s.entry->table_key;
@@ -222,10 +224,10 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
   // Read-your-writes without reading: appended versions are derived from
   // the cached data of their base.
   for (const StagedTable& s : staged) {
-    if (!s.appended) continue;
-    if (const TableEntry* after = published.FindTable(s.entry->table_key)) {
-      graph.RememberAppend(*s.entry, *after, s.change->rows);
-    }
+    const TableEntry* after = published.FindTable(s.entry->table_key);
+    if (after == nullptr) continue;
+    graph.RememberOpened(*after, *s.committed);
+    if (s.appended) graph.RememberAppend(*s.entry, *after, s.change->rows);
   }
   CommitRecord head = published.head;
   return WriteResult{std::move(published), std::move(head)};

@@ -34,6 +34,12 @@ std::string DirectoryOf(const std::string& full_path) {
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : full_path.substr(0, slash));
 }
 
+bool IsTemporaryName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string_view name = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  return name.substr(0, kTempPrefix.size()) == kTempPrefix;
+}
+
 Status WriteAll(int fd, const void* data, size_t size, const std::string& path) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
@@ -255,6 +261,10 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
   std::vector<std::string> files, directories;
   for (const std::string& path : paths) {
     files.push_back(FullPath(path));
+    // A temporary object's name is never meant to survive a crash (it is
+    // published under its final name later, and that directory is synced
+    // then); only its bytes must be durable now.
+    if (IsTemporaryName(path)) continue;
     std::string dir = DirectoryOf(files.back());
     if (std::find(directories.begin(), directories.end(), dir) == directories.end()) directories.push_back(dir);
   }

@@ -214,5 +214,24 @@ TEST_F(LoadTest, EnvelopeErrorsNameTheLine) {
   EXPECT_EQ(again.status().message(), "data.jsonl:1: node type 'Person' already has this id: 'z'");
 }
 
+TEST_F(LoadTest, ProgressReportsBytesEveryBlockOfLinesAndTheEnd) {
+  auto g = Init(kPeopleSchema);
+  std::string data;
+  std::vector<uint64_t> line_ends;  // byte offset just past each line
+  for (uint64_t i = 0; i < 2 * exec::kLoadProgressLines + 5; ++i) {
+    data += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + "\"}}\n";
+    line_ends.push_back(data.size());
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> calls;
+  auto report = g->Load(data, "many.jsonl", LoadMode::kOverwrite, "main",
+                        [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); });
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->total_entities, 2 * exec::kLoadProgressLines + 5);
+  const uint64_t total = data.size();
+  EXPECT_EQ(calls, (std::vector<std::pair<uint64_t, uint64_t>>{{line_ends[exec::kLoadProgressLines - 1], total},
+                                                               {line_ends[2 * exec::kLoadProgressLines - 1], total},
+                                                               {total, total}}));
+}
+
 }  // namespace
 }  // namespace omnigraph::api
