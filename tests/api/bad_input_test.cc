@@ -199,6 +199,19 @@ struct QueryCase {
   const char* column;  // details["column"]
 };
 
+// The refusal of `c.source` (compiled as "bad.gq"): exact code, message and
+// position details.
+void ExpectPositionedError(const Status& status, const QueryCase& c) {
+  ASSERT_FALSE(status.ok()) << c.source;
+  EXPECT_EQ(status.code(), ErrorCode::kInvalidArgument) << c.source;
+  EXPECT_EQ(status.message(), c.message) << c.source;
+  const auto& details = status.details();
+  EXPECT_EQ(details.count("code") ? details.at("code") : "", c.code) << c.source;
+  EXPECT_EQ(details.count("file") ? details.at("file") : "", "bad.gq") << c.source;
+  EXPECT_EQ(details.count("line") ? details.at("line") : "", c.line) << c.source;
+  EXPECT_EQ(details.count("column") ? details.at("column") : "", c.column) << c.source;
+}
+
 TEST_F(BadInputTest, MalformedReadQueriesNameFileLineAndColumn) {
   const QueryCase cases[] = {
       // Parse errors carry the position in the message.
@@ -244,17 +257,7 @@ TEST_F(BadInputTest, MalformedReadQueriesNameFileLineAndColumn) {
       {"query q() {\n  match { $p: Person $p.born > \"2020-01-01\" }\n  return { $p.name }\n}\n",
        "type error: T7: cannot compare Date? with String", "T7", "2", "22"},
   };
-  for (const QueryCase& c : cases) {
-    auto r = graph_->Query(c.source, "bad.gq", "", "{}");
-    ASSERT_FALSE(r.ok()) << c.source;
-    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << c.source;
-    EXPECT_EQ(r.status().message(), c.message) << c.source;
-    const auto& details = r.status().details();
-    EXPECT_EQ(details.count("code") ? details.at("code") : "", c.code) << c.source;
-    EXPECT_EQ(details.count("file") ? details.at("file") : "", "bad.gq") << c.source;
-    EXPECT_EQ(details.count("line") ? details.at("line") : "", c.line) << c.source;
-    EXPECT_EQ(details.count("column") ? details.at("column") : "", c.column) << c.source;
-  }
+  for (const QueryCase& c : cases) ExpectPositionedError(graph_->Query(c.source, "bad.gq", "", "{}").status(), c);
   ExpectUnchanged("read queries");
 }
 
@@ -291,15 +294,7 @@ TEST_F(BadInputTest, MalformedMutationsNameFileLineAndColumnAndChangeNothing) {
        "mutation_mix", "1", "7"},
   };
   for (const QueryCase& c : cases) {
-    auto r = graph_->Mutate(c.source, "bad.gq", "", R"({"n":"zed","a":"x"})");
-    ASSERT_FALSE(r.ok()) << c.source;
-    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << c.source;
-    EXPECT_EQ(r.status().message(), c.message) << c.source;
-    const auto& details = r.status().details();
-    EXPECT_EQ(details.count("code") ? details.at("code") : "", c.code) << c.source;
-    EXPECT_EQ(details.count("file") ? details.at("file") : "", "bad.gq") << c.source;
-    EXPECT_EQ(details.count("line") ? details.at("line") : "", c.line) << c.source;
-    EXPECT_EQ(details.count("column") ? details.at("column") : "", c.column) << c.source;
+    ExpectPositionedError(graph_->Mutate(c.source, "bad.gq", "", R"({"n":"zed","a":"x"})").status(), c);
   }
   ExpectUnchanged("mutations");
 }

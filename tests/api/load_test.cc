@@ -1,6 +1,7 @@
 // Strict NDJSON loads through the embedded API (spec/surface.md §4),
 // including the shared cases B10–B12 (duplicate ids, dangling endpoints,
 // 64-bit values).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
@@ -231,6 +232,27 @@ TEST_F(LoadTest, ProgressReportsBytesEveryBlockOfLinesAndTheEnd) {
   EXPECT_EQ(calls, (std::vector<std::pair<uint64_t, uint64_t>>{{line_ends[exec::kLoadProgressLines - 1], total},
                                                                {line_ends[2 * exec::kLoadProgressLines - 1], total},
                                                                {total, total}}));
+}
+
+// A large file with a syntax error deep inside names that line; a value
+// error earlier in the file is reported first; neither changes the graph.
+TEST_F(LoadTest, TheFirstBadLineInTheFileIsReported) {
+  auto g = Init(kPeopleSchema);
+  auto person = [](uint64_t i) { return R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + "\"}}\n"; };
+  const uint64_t late = exec::kLoadProgressLines + 10;  // past the first progress report
+  std::string data;
+  for (uint64_t i = 1; i <= late + 5; ++i) data += i == late ? "{broken\n" : person(i);
+  auto broken = g->Load(data, "big.jsonl", LoadMode::kOverwrite);
+  EXPECT_EQ(broken.status().message(),
+            fmt::format("big.jsonl:{}: invalid JSON at column 2: syntax error while parsing object key - invalid "
+                        "literal; last read: '{{b'; expected string literal",
+                        late));
+  // A conversion error earlier in the file wins over the later parse error.
+  std::string earlier = data;
+  earlier.replace(0, person(1).size(), R"({"type":"Person","data":{"name":5}})" "\n");
+  auto first = g->Load(earlier, "big.jsonl", LoadMode::kOverwrite);
+  EXPECT_EQ(first.status().message(), "big.jsonl:1: strict property 'name' expects Utf8, got 5");
+  EXPECT_EQ(g->ListCommits()->size(), 1u);
 }
 
 }  // namespace

@@ -123,16 +123,23 @@ using Param = std::tuple<MutationCase, CrashPoint>;
 
 class MutationCrashTest : public ::testing::TestWithParam<Param> {};
 
+// A graph at `uri` holding the base data (kBase), or nullptr after a
+// reported failure.
+std::unique_ptr<Omnigraph> InitBase(const std::string& uri) {
+  auto g = Omnigraph::Init(uri, kSchema);
+  EXPECT_TRUE(g.ok()) << g.status().ToString();
+  if (!g.ok()) return nullptr;
+  auto loaded = (*g)->Load(kBase, "base.jsonl", LoadMode::kOverwrite);
+  EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  if (!loaded.ok()) return nullptr;
+  return std::move(*g);
+}
+
 TEST_P(MutationCrashTest, GraphIsEitherUnchangedOrCompletelyCommitted) {
   const auto& [mutation, crash] = GetParam();
   testing::TempDir dir;
   std::string uri = dir.path() + "/g";
-  {
-    auto g = Omnigraph::Init(uri, kSchema);
-    ASSERT_TRUE(g.ok()) << g.status().ToString();
-    auto loaded = (*g)->Load(kBase, "base.jsonl", LoadMode::kOverwrite);
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  }
+  ASSERT_NE(InitBase(uri), nullptr);
   {
     auto g = Omnigraph::Open(uri);
     ASSERT_TRUE(g.ok()) << g.status().ToString();
@@ -194,28 +201,26 @@ TEST_P(MutationCrashTest, AnErrorIsRefusedAndAbsentAnAcknowledgementIsPresent) {
   const auto& [mutation, crash] = GetParam();
   testing::TempDir dir;
   std::string uri = dir.path() + "/g";
-  auto g = Omnigraph::Init(uri, kSchema);
-  ASSERT_TRUE(g.ok()) << g.status().ToString();
-  auto loaded = (*g)->Load(kBase, "base.jsonl", LoadMode::kOverwrite);
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  std::unique_ptr<Omnigraph> graph = InitBase(uri);
+  ASSERT_NE(graph, nullptr);
 
   failpoint::Set(crash.failpoint, failpoint::Action::kError, crash.skip);
-  auto r = (*g)->Mutate(kMutations, "mutations.gq", std::string(mutation.name), "{}");
+  auto r = graph->Mutate(kMutations, "mutations.gq", std::string(mutation.name), "{}");
   failpoint::ClearAll();
-  auto commits = (*g)->ListCommits();
+  auto commits = graph->ListCommits();
   ASSERT_TRUE(commits.ok()) << commits.status().ToString();
   if (crash.published) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_TRUE(r->commit.has_value());
     EXPECT_EQ(r->commit->id, commits->front().id);
     EXPECT_EQ(r->commit->manifest_version, 3u);
-    EXPECT_EQ(*(*g)->Export("main", {}), mutation.after);
+    EXPECT_EQ(*graph->Export("main", {}), mutation.after);
     EXPECT_EQ(commits->size(), 3u);
   } else {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), ErrorCode::kIoError);
     EXPECT_EQ(r.status().message(), fmt::format("failpoint '{}' triggered", crash.failpoint));
-    EXPECT_EQ(*(*g)->Export("main", {}), kBefore);
+    EXPECT_EQ(*graph->Export("main", {}), kBefore);
     EXPECT_EQ(commits->size(), 2u);
   }
   // A fresh handle sees the same graph, and the mutation then succeeds.
