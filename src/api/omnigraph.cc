@@ -116,6 +116,7 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
                                    const std::string& branch, const exec::LoadProgress& progress) {
   for (int attempt = 0;; ++attempt) {
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
+    txn.actor_id = actor_;
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
     // PlanLoad validates the whole delta itself, so errors name input lines.
     OG_ASSIGN_OR_RETURN(exec::LoadPlan plan,
@@ -161,6 +162,7 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   bind.now_ms = NowMillis();
   for (int attempt = 0;; ++attempt) {
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
+    txn.actor_id = actor_;
     if (if_commit && txn.base.head.id != *if_commit) {
       return Status(ErrorCode::kPreconditionFailed,
                     fmt::format("branch '{}' head is '{}', not the expected commit '{}'", branch, txn.base.head.id,

@@ -87,6 +87,11 @@ class Omnigraph {
   ~Omnigraph();
 
   const std::string& uri() const { return uri_; }
+
+  // The actor recorded on every commit this handle makes (the CLI's
+  // `--as`); nullopt records none. Reads ignore it.
+  void set_actor(std::optional<std::string> actor) { actor_ = std::move(actor); }
+  const std::optional<std::string>& actor() const { return actor_; }
   graph::GraphStore& store() { return *graph_; }
 
   // The accepted schema (compiled from the head's schema contract).
@@ -124,6 +129,7 @@ class Omnigraph {
 
   std::string uri_;
   std::shared_ptr<graph::GraphStore> graph_;
+  std::optional<std::string> actor_;
   // Compiled catalogs by schema IR hash (immutable; disposable cache).
   std::map<std::string, std::shared_ptr<const compiler::Catalog>> catalogs_;
 };

@@ -193,6 +193,7 @@ int Run(int argc, char** argv) {
     EchoWriteTarget(flags, "load", *uri);
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    if (!flags.actor.empty()) (*graph)->set_actor(flags.actor);
     LoadProgressBar bar(*data);
     auto report = (*graph)->Load(*data, load_data, *mode, load_branch, bar.callback());
     bar.Finish();
@@ -226,15 +227,19 @@ int Run(int argc, char** argv) {
   auto* mutate = app.add_subcommand("mutate", "run a mutation");
   mutate->alias("change");
   std::string q_name, q_file, q_inline, q_params, q_params_file, q_branch = "main", q_snapshot, q_format, q_if_commit;
+  CLI::Option* query_branch = nullptr;
   for (CLI::App* cmd : {query, mutate}) {
     cmd->add_option("name", q_name, "query name (required when the source holds several)");
     cmd->add_option("--query", q_file, "query file (.gq)");
     cmd->add_option("-e,--query-string", q_inline, "query source text");
     cmd->add_option("--params", q_params, "parameters as a JSON object");
     cmd->add_option("--params-file", q_params_file, "file holding the parameters JSON object");
-    cmd->add_option("--branch", q_branch, "branch (default main)");
+    CLI::Option* branch = cmd->add_option("--branch", q_branch, "branch (default main)");
+    if (cmd == query) query_branch = branch;
   }
-  query->add_option("--snapshot", q_snapshot, "read the graph as of a commit id");
+  // A snapshot names its own branch: giving both is a usage error (exit 2),
+  // even when --branch is main.
+  query->add_option("--snapshot", q_snapshot, "read the graph as of a commit id")->excludes(query_branch);
   query->add_option("--format", q_format, "table | kv | csv | jsonl | json");
   mutate->add_option("--if-commit", q_if_commit, "publish only if the branch head is this commit");
   auto query_source = [&](std::string* source, std::string* file) -> Status {
@@ -251,13 +256,11 @@ int Run(int argc, char** argv) {
     return Status::OK();
   };
   query->callback([&] {
+    // An actor is recorded on commits; a read makes none (surface §5.1).
+    if (!flags.actor.empty()) return void(exit_code = Fail(UsageError("--as applies to writes; `query` only reads")));
     std::string source, file;
     Status st = query_source(&source, &file);
     if (!st.ok()) return void(exit_code = Fail(st));
-    if (!q_snapshot.empty() && q_branch != "main") {
-      std::cerr << "error: --branch and --snapshot are mutually exclusive\n";
-      return void(exit_code = kExitUsage);
-    }
     exec::OutputFormat format = exec::OutputFormat::kTable;
     if (flags.json) {
       format = exec::OutputFormat::kJson;
@@ -292,6 +295,7 @@ int Run(int argc, char** argv) {
     if (!params.ok()) return void(exit_code = Fail(params.status()));
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    if (!flags.actor.empty()) (*graph)->set_actor(flags.actor);
     std::optional<std::string> if_commit;
     if (!q_if_commit.empty()) if_commit = q_if_commit;
     auto report = (*graph)->Mutate(source, file, q_name, *params, q_branch, if_commit);
@@ -319,6 +323,7 @@ int Run(int argc, char** argv) {
     } else {
       std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report->branch, report->query_name,
                                report->affected_nodes, report->affected_edges);
+      if (!flags.actor.empty()) std::cout << "actor_id: " << flags.actor << "\n";
     }
   });
 

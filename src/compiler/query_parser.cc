@@ -45,6 +45,7 @@ class QueryParser {
       }
       file.queries.push_back(std::move(decl));
     }
+    if (too_deep_) return *too_deep_;
     if (!sc_.AtEnd()) return ParseErrorAt(file_, src_, Loc(sc_.furthest()), sc_.ExpectedMessage());
     if (deferred_) return *deferred_;
     return file;
@@ -58,6 +59,25 @@ class QueryParser {
     deferred_offset_ = offset;
     deferred_ = ParseErrorAt(file_, src_, Loc(offset), what);
   }
+
+  // Bounds the recursion of nested constructs (`not { }`, expressions,
+  // list literals) so hostile input gets an error instead of exhausting the
+  // stack. Once the limit is hit every parse function fails and Run reports
+  // the first place it was exceeded.
+  class Nesting {
+   public:
+    explicit Nesting(QueryParser* parser) : parser_(parser) {
+      if (++parser_->depth_ > kMaxNestingDepth && !parser_->too_deep_) {
+        parser_->too_deep_ = ParseErrorAt(parser_->file_, parser_->src_, parser_->Loc(parser_->sc_.PeekTokenStart()),
+                                          fmt::format("nesting deeper than {} levels", kMaxNestingDepth));
+      }
+    }
+    ~Nesting() { --parser_->depth_; }
+    bool ok() const { return !parser_->too_deep_; }
+
+   private:
+    QueryParser* parser_;
+  };
 
   // Runs `fn` with failures at the construct's start reported as `what`.
   template <typename Fn>
@@ -278,6 +298,8 @@ class QueryParser {
 
   bool ParseNegation(Clause* c) {
     if (!sc_.Lit("not") || !sc_.Lit("{")) return false;
+    Nesting nesting(this);
+    if (!nesting.ok()) return false;
     c->kind = Clause::Kind::kNegation;
     c->clauses.clear();
     if (!ParseClauses(&c->clauses)) return false;
@@ -504,6 +526,8 @@ class QueryParser {
   // expr = "now" "(" ")" | nearest_call | search_call | fuzzy_call | match_text_call
   //      | bm25_call | rrf_call | agg_call | variable "." ident | variable | literal | ident
   bool ParseExpr(Expr* e) {
+    Nesting nesting(this);
+    if (!nesting.ok()) return false;
     return Labeled("expression", [&] { return ParseExprInner(e); });
   }
 
@@ -645,6 +669,8 @@ class QueryParser {
 
   // literal = list | datetime("…") | date("…") | string | float | integer | bool
   bool ParseLiteral(Literal* lit) {
+    Nesting nesting(this);
+    if (!nesting.ok()) return false;
     return Labeled("literal", [&] { return ParseLiteralInner(lit); });
   }
 
@@ -821,6 +847,8 @@ class QueryParser {
   LineIndex lines_;
   std::optional<Status> deferred_;
   size_t deferred_offset_ = std::numeric_limits<size_t>::max();
+  int depth_ = 0;
+  std::optional<Status> too_deep_;
 };
 
 }  // namespace

@@ -19,8 +19,13 @@ namespace omnigraph::compiler {
 // order: unsupported string escapes, integer literals above 2^64-1, invalid
 // `date("…")`/`datetime("…")` text, hop bounds above 2^32-1, duplicate
 // `@description`/`@instruction` on one query.
+// Nested `not { }` blocks, expressions and list literals deeper than
+// kMaxNestingDepth are refused ("nesting deeper than 64 levels") so that
+// hostile input cannot exhaust the stack of the parser or the type checker.
 // Errors: kInvalidArgument "parse error: <file>:<line>:<col>: <what>" plus a
 // caret diagnostic (source.h).
 Result<query::QueryFile> ParseQueries(std::string_view source, std::string_view file_name);
+
+inline constexpr int kMaxNestingDepth = 64;
 
 }  // namespace omnigraph::compiler

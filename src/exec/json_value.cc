@@ -126,8 +126,19 @@ std::string_view PhysicalName(compiler::ScalarKind kind) {
   return "?";
 }
 
+// JSON text of a value for an error message, cut after kMaxEchoBytes so a
+// huge nested value does not become a huge message.
+constexpr size_t kMaxEchoBytes = 120;
+std::string Echo(const Json& value) {
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() <= kMaxEchoBytes) return text;
+  size_t cut = kMaxEchoBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return text.substr(0, cut) + fmt::format("… ({} bytes)", text.size());
+}
+
 Status TypeMismatch(std::string_view property, std::string_view expected, const Json& got) {
-  return InvalidArgument(fmt::format("strict property '{}' expects {}, got {}", property, expected, got.dump()));
+  return InvalidArgument(fmt::format("strict property '{}' expects {}, got {}", property, expected, Echo(got)));
 }
 
 template <typename T>
@@ -188,7 +199,7 @@ Status AppendScalarValue(const Json& v, compiler::ScalarKind kind, std::string_v
       }
       if (!v.is_string()) return TypeMismatch(property, physical, v);
       auto days = compiler::ParseDate(v.get_ref<const std::string&>());
-      if (!days) return InvalidArgument(fmt::format("property '{}': invalid Date literal {}", property, v.dump()));
+      if (!days) return InvalidArgument(fmt::format("property '{}': invalid Date literal {}", property, Echo(v)));
       static_cast<Int32Builder*>(builder)->Append(*days);
       return Status::OK();
     }
@@ -198,7 +209,7 @@ Status AppendScalarValue(const Json& v, compiler::ScalarKind kind, std::string_v
       }
       if (!v.is_string()) return TypeMismatch(property, physical, v);
       auto ms = compiler::ParseDateTime(v.get_ref<const std::string&>());
-      if (!ms) return InvalidArgument(fmt::format("property '{}': invalid DateTime literal {}", property, v.dump()));
+      if (!ms) return InvalidArgument(fmt::format("property '{}': invalid DateTime literal {}", property, Echo(v)));
       static_cast<Int64Builder*>(builder)->Append(*ms);
       return Status::OK();
     }

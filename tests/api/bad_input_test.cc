@@ -591,7 +591,13 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(Run("query count_all --store g").rc, 2);
   EXPECT_EQ(Run("query count_all --store g --query q.gq --params '{}' --params-file q.gq").rc, 2);
   EXPECT_EQ(Run("query count_all --store g --query q.gq --branch dev --snapshot x").rc, 2);
+  CliRun branch_and_snapshot = Run("query count_all --store g --query q.gq --branch main --snapshot x");
+  EXPECT_EQ(branch_and_snapshot.rc, 2);
+  EXPECT_EQ(branch_and_snapshot.err, "--branch excludes --snapshot\nRun with --help or --help-all for more information.\n");
   EXPECT_EQ(Run("query count_all --query q.gq").rc, 2);
+  CliRun read_as = Run("query count_all --store g --query q.gq --as bob");
+  EXPECT_EQ(read_as.rc, 2);
+  EXPECT_EQ(read_as.err, "error: --as applies to writes; `query` only reads\n");
   EXPECT_EQ(Run("export g --store other").rc, 2);
   EXPECT_EQ(Run("").rc, 2);
 
@@ -601,6 +607,17 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(ok.rc, 0) << ok.err;
   EXPECT_EQ(ok.out, "{\"kind\":\"metadata\",\"query_name\":\"count_all\",\"target\":{\"branch\":\"main\",\"snapshot\":null},"
                     "\"row_count\":1}\n{\"n\":2}\n");
+
+  // --as names the actor of the commits a write makes.
+  CliRun as_bob = Run("--as bob mutate add --store g --query q.gq --params '{\"name\":\"xavier\",\"age\":3}'");
+  ASSERT_EQ(as_bob.rc, 0) << as_bob.err;
+  EXPECT_EQ(as_bob.out, "changed main via add: 1 nodes, 0 edges\nactor_id: bob\n");
+  CliRun as_carol = Run("load g --data seed.jsonl --mode merge --quiet --as carol");
+  ASSERT_EQ(as_carol.rc, 0) << as_carol.err;
+  std::string history = Run("commit list g").out;
+  EXPECT_EQ(std::count(history.begin(), history.end(), '\n'), 4);  // genesis, seed, bob, carol
+  EXPECT_NE(history.find("graph_manifest_version=4 actor=carol\n"), std::string::npos) << history;
+  EXPECT_NE(history.find("graph_manifest_version=3 actor=bob\n"), std::string::npos) << history;
 
   // lint: exit 1 exactly when the status is error.
   CliRun lint_ok = Run("lint --query q.gq --schema schema.pg");

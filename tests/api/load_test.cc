@@ -255,5 +255,16 @@ TEST_F(LoadTest, TheFirstBadLineInTheFileIsReported) {
   EXPECT_EQ(g->ListCommits()->size(), 1u);
 }
 
+// A wrong value is echoed in the message, cut short when it is large.
+TEST_F(LoadTest, LargeWrongValuesAreEchoedShortened) {
+  auto g = Init(kPeopleSchema);
+  std::string nested = std::string(2000, '[') + std::string(2000, ']');
+  auto r = g->Load(R"({"type":"Person","data":{"name":)" + nested + "}}\n", "deep.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(r.status().message(),
+            "deep.jsonl:1: strict property 'name' expects Utf8, got " + std::string(120, '[') + "… (4000 bytes)");
+  auto small = g->Load(R"({"type":"Person","data":{"name":[1,2]}})", "small.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(small.status().message(), "small.jsonl:1: strict property 'name' expects Utf8, got [1,2]");
+}
+
 }  // namespace
 }  // namespace omnigraph::api

@@ -56,6 +56,25 @@ TEST(QueryParser, ErrorsNameFileLineColumnWithCaret) {
             "  |         ^");
 }
 
+// Hostile nesting gets an error, not a stack overflow; realistic nesting
+// parses. (Depth counts every nested construct being parsed, so a negation
+// level holding a clause costs more than one.)
+TEST(QueryParser, NestingDeeperThanTheLimitIsRefused) {
+  auto negations = [](int n) {
+    std::string q = "query q() { match { $x: N ";
+    for (int i = 0; i < n; ++i) q += "not { $x e $y ";
+    return q + std::string(static_cast<size_t>(n), '}') + " } return { $x.name } }";
+  };
+  EXPECT_EQ(MustParse(negations(20)).queries.size(), 1u);
+  EXPECT_EQ(ParseError(negations(2000)), "parse error: test.gq:1:929: nesting deeper than 64 levels");
+  auto lists = [](int n) {
+    return "query q() { match { $x: N } return { " + std::string(static_cast<size_t>(n), '[') +
+           std::string(static_cast<size_t>(n), ']') + " as l } }";
+  };
+  EXPECT_EQ(MustParse(lists(20)).queries.size(), 1u);
+  EXPECT_EQ(ParseError(lists(20000)), "parse error: test.gq:1:101: nesting deeper than 64 levels");
+}
+
 TEST(QueryParser, EmptyBindingBracesAreAccepted) {
   // [QUIRK] upstream rejects `$d: Doc { }` although its search docs use it;
   // we accept it as `$d: Doc`.
