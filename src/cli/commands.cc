@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -130,6 +131,31 @@ Result<std::string> ReadParams(const std::string& params, const std::string& par
   if (!params.empty() && !params_file.empty()) return UsageError("pass --params or --params-file, not both");
   if (!params_file.empty()) return ReadFile(params_file);
   return params.empty() ? std::string("{}") : params;
+}
+
+}  // namespace
+
+namespace {
+
+// The deprecated spellings of `lint` (surface §5.2): `check`, `query lint`
+// and `query check` are rewritten to `lint` before parsing. The verb is the
+// first word that is neither a global flag nor the value of one.
+std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  size_t verb = 0;
+  while (verb < args.size() && args[verb].rfind("-", 0) == 0) {
+    bool takes_value = (args[verb] == "--store" || args[verb] == "--as");
+    verb += takes_value ? 2 : 1;
+  }
+  if (verb >= args.size()) return args;
+  if (args[verb] == "check") {
+    args[verb] = "lint";
+  } else if (args[verb] == "query" && verb + 1 < args.size() &&
+             (args[verb + 1] == "lint" || args[verb + 1] == "check")) {
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
+    args[verb] = "lint";
+  }
+  return args;
 }
 
 }  // namespace
@@ -495,8 +521,11 @@ int Run(int argc, char** argv) {
     std::cout << "omnigraph " << kVersion << "\ninternal-schema " << graph::kStorageStamp << "\n";
   });
 
+  std::vector<std::string> args = RewriteDeprecatedVerbs(argc, argv);
   try {
-    app.parse(argc, argv);
+    // CLI11 takes the vector form reversed (it pops from the back).
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {

@@ -629,6 +629,12 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
       << lint_bad.out;
   EXPECT_EQ(Run("lint --query bad.gq --schema bad.pg").rc, 1);
   EXPECT_EQ(Run("lint --schema schema.pg").rc, 2);
+  // Deprecated spellings of lint (surface §5.2).
+  for (const char* verb : {"check", "query lint", "query check", "--quiet check"}) {
+    CliRun old_spelling = Run(std::string(verb) + " --query q.gq --schema schema.pg");
+    EXPECT_EQ(old_spelling.rc, 0) << verb << ": " << old_spelling.err;
+    EXPECT_EQ(old_spelling.out, lint_ok.out) << verb;
+  }
 }
 
 }  // namespace
