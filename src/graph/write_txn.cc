@@ -221,8 +221,10 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
 
   // The one publication door.
   OG_ASSIGN_OR_RETURN(GraphState published, graph.Publish(publication));
-  // Read-your-writes without reading: appended versions are derived from
-  // the cached data of their base.
+  // In-memory bookkeeping only (nothing durable happens after the CAS):
+  // this handle keeps the versions it just committed as opened pins, and
+  // derives appended versions' data from the cached data of their base, so
+  // its next read or write needs no store reads for them.
   for (const StagedTable& s : staged) {
     const TableEntry* after = published.FindTable(s.entry->table_key);
     if (after == nullptr) continue;
