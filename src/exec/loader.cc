@@ -230,10 +230,12 @@ class Loader {
     // Duplicates within the file.
     graph::IdIndex last(static_cast<size_t>(rows));  // id -> its last row
     std::vector<int64_t> keep;
+    bool repeated = false;
     for (int64_t r = 0; r < rows; ++r) {
       bool inserted = false;
       int64_t& last_row = last.FindOrInsert(ids[r], r, &inserted);
       if (inserted) continue;
+      repeated = true;
       if (in.node && in.node->keyed()) {
         std::string cols = in.node->key.size() == 1 ? in.node->key.front()
                                                     : "(" + fmt::format("{}", fmt::join(in.node->key, ", ")) + ")";
@@ -250,7 +252,7 @@ class Loader {
       last_row = r;  // merge: the last occurrence wins
     }
     for (int64_t r = 0; r < rows; ++r) {
-      if (last.Find(ids[r]) != r) continue;
+      if (repeated && last.Find(ids[r]) != r) continue;  // a later line replaced it
       keep.push_back(r);
       in.finished_lines.push_back(in.lines[r]);
     }
