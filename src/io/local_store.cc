@@ -268,15 +268,19 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
     std::string dir = DirectoryOf(files.back());
     if (std::find(directories.begin(), directories.end(), dir) == directories.end()) directories.push_back(dir);
   }
-  OG_RETURN_IF_ERROR(RunConcurrently(files.size(), [&](size_t i) -> Status {
+  // One round: every file's bytes and every directory's entries are synced
+  // concurrently. Nothing orders a file's data against its name here; both
+  // only have to be durable before the call returns, since nothing names
+  // these objects until the caller publishes them afterwards.
+  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+  return RunConcurrently(files.size() + directories.size(), [&](size_t i) -> Status {
+    if (i >= files.size()) return SyncDirectory(directories[i - files.size()]);
     int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("open for sync", files[i], errno);
     Status st = SyncFile(fd, files[i]);
     ::close(fd);
     return st;
-  }));
-  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
-  return RunConcurrently(directories.size(), [&](size_t i) { return SyncDirectory(directories[i]); });
+  });
 }
 
 Result<BufferPtr> LocalStore::Get(const std::string& path) {

@@ -102,8 +102,10 @@ class ObjectStore {
   virtual Result<std::string> StageForPublish(const std::string& path, std::string_view data) = 0;
   virtual Status PublishIfAbsent(const std::string& staged, const std::string& path) = 0;
   // Makes objects written with durable = false durable: their bytes and the
-  // directory entries naming them. Errors: NotFound for a missing path,
-  // IoError.
+  // directory entries naming them (LocalStore: one concurrent round of
+  // fdatasync per file and fsync per directory; the directory of a
+  // temporary name is not synced, as that name is never published).
+  // Errors: NotFound for a missing path, IoError.
   virtual Status Sync(const std::vector<std::string>& paths) = 0;
 
   // Removes `path`; NotFound when absent.
