@@ -111,6 +111,12 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
   return uri;
 }
 
+// Opens the graph a command addresses (ResolveUri, then Omnigraph::Open).
+Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional, const GlobalFlags& flags) {
+  OG_ASSIGN_OR_RETURN(std::string uri, ResolveUri(positional, flags));
+  return api::Omnigraph::Open(uri);
+}
+
 void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri) {
   if (!flags.quiet) std::cerr << fmt::format("omnigraph {} → {} (direct, local)\n", verb, uri);
 }
@@ -378,10 +384,8 @@ int Run(int argc, char** argv) {
   snap->add_option("uri", snap_uri, "graph directory");
   snap->add_option("--branch", snap_branch, "branch (default main)");
   snap->callback([&] {
-    auto uri = ResolveUri(snap_uri, flags);
-    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
-    auto graph = api::Omnigraph::Open(*uri);
-    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto graph = OpenGraph(snap_uri, flags);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto info = (*graph)->Snapshot(snap_branch);
     if (!info.ok()) return void(exit_code = Fail(info.status(), flags.json));
     if (flags.json) {
@@ -417,10 +421,8 @@ int Run(int argc, char** argv) {
   std::string schema_uri;
   schema_show->add_option("uri", schema_uri, "graph directory");
   schema_show->callback([&] {
-    auto uri = ResolveUri(schema_uri, flags);
-    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
-    auto graph = api::Omnigraph::Open(*uri);
-    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto graph = OpenGraph(schema_uri, flags);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto source = (*graph)->SchemaSource();
     if (!source.ok()) return void(exit_code = Fail(source.status(), flags.json));
     if (flags.json) {
@@ -472,10 +474,8 @@ int Run(int argc, char** argv) {
   commit_list->add_option("uri", commit_uri, "graph directory");
   commit_list->add_option("--branch", commit_branch, "branch (default main)");
   commit_list->callback([&] {
-    auto uri = ResolveUri(commit_uri, flags);
-    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
-    auto graph = api::Omnigraph::Open(*uri);
-    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto graph = OpenGraph(commit_uri, flags);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto commits = (*graph)->ListCommits(commit_branch);
     if (!commits.ok()) return void(exit_code = Fail(commits.status(), flags.json));
     if (flags.json) {
@@ -495,10 +495,8 @@ int Run(int argc, char** argv) {
   commit_show->add_option("--uri", show_uri, "graph directory");
   commit_show->add_option("id", commit_id, "graph commit id")->required();
   commit_show->callback([&] {
-    auto uri = ResolveUri(show_uri, flags);
-    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
-    auto graph = api::Omnigraph::Open(*uri);
-    if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    auto graph = OpenGraph(show_uri, flags);
+    if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto c = (*graph)->ShowCommit(commit_id);
     if (!c.ok()) return void(exit_code = Fail(c.status(), flags.json));
     if (flags.json) {
