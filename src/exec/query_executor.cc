@@ -17,6 +17,8 @@
 #include "exec/expr_eval.h"
 #include "exec/text_search.h"
 #include "exec/topology.h"
+#include "table/dataset.h"
+#include "table/scanner.h"
 
 namespace omnigraph::exec {
 
@@ -385,6 +387,21 @@ class ReadExecutor {
     return data;
   }
 
+  // The `src` and `dst` columns of an edge table, in row order. A topology
+  // needs nothing else, so unless the table's data is already decoded only
+  // these two columns are read (edge ids and properties are skipped).
+  Result<RecordBatchPtr> EdgeEndpoints(const graph::TableEntry& edges) {
+    if (auto it = tables_.find(edges.table_key); it != tables_.end()) return it->second->rows();
+    OG_ASSIGN_OR_RETURN(table::Dataset dataset, ctx_.graph->OpenTable(edges));
+    table::ScanOptions options;
+    options.columns = {"src", "dst"};
+    OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, dataset.ToBatch(options));
+    if (!endpoints->GetColumn("src") || !endpoints->GetColumn("dst")) {
+      return CorruptData(fmt::format("edge table '{}' has no src/dst columns", edges.table_key));
+    }
+    return endpoints;
+  }
+
   Result<TopologyPtr> TopologyOf(const std::string& edge_type) {
     if (auto it = topologies_.find(edge_type); it != topologies_.end()) return it->second;
     const compiler::EdgeType* edge = ctx_.catalog->FindEdge(edge_type);
@@ -397,10 +414,10 @@ class ReadExecutor {
     }
     std::string key = TopologyCacheKey(ctx_.graph->root(), *e, *from, *to);
     OG_ASSIGN_OR_RETURN(TopologyPtr topology, TopologyCache::Global().GetOrBuild(key, [&]() -> Result<TopologyPtr> {
-      OG_ASSIGN_OR_RETURN(graph::TableDataPtr edges, Table(edge->TableKey()));
+      OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, EdgeEndpoints(*e));
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr from_nodes, Table(from->table_key));
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr to_nodes, Table(to->table_key));
-      return BuildTopology(*edges, *from_nodes, *to_nodes);
+      return BuildTopology(*endpoints->GetColumn("src"), *endpoints->GetColumn("dst"), *from_nodes, *to_nodes);
     }));
     topologies_.emplace(edge_type, topology);
     return topology;

@@ -57,21 +57,20 @@ int64_t Topology::MemoryBytes() const {
   return bytes(forward) + bytes(reverse);
 }
 
-Result<TopologyPtr> BuildTopology(const graph::TableData& edges, const graph::TableData& from_nodes,
+Result<TopologyPtr> BuildTopology(const Array& src_column, const Array& dst_column, const graph::TableData& from_nodes,
                                   const graph::TableData& to_nodes) {
-  const Array* src = edges.Column("src");
-  const Array* dst = edges.Column("dst");
-  if (src == nullptr || dst == nullptr || src->type_id() != TypeId::kUtf8 || dst->type_id() != TypeId::kUtf8) {
-    return CorruptData("edge table has no Utf8 src/dst columns");
+  const Array* src = &src_column;
+  const Array* dst = &dst_column;
+  if (src->type_id() != TypeId::kUtf8 || dst->type_id() != TypeId::kUtf8 || src->length() != dst->length()) {
+    return CorruptData("edge table has no Utf8 src/dst columns of one length");
   }
+  const int64_t n = src->length();
   constexpr int64_t kMax = std::numeric_limits<uint32_t>::max() - 1;
-  if (edges.num_rows() > kMax || from_nodes.num_rows() > kMax || to_nodes.num_rows() > kMax) {
+  if (n > kMax || from_nodes.num_rows() > kMax || to_nodes.num_rows() > kMax) {
     return ResourceLimitExceeded("topology rows", static_cast<uint64_t>(kMax),
-                                 static_cast<uint64_t>(std::max({edges.num_rows(), from_nodes.num_rows(),
-                                                                 to_nodes.num_rows()})));
+                                 static_cast<uint64_t>(std::max({n, from_nodes.num_rows(), to_nodes.num_rows()})));
   }
   auto topology = std::make_shared<Topology>();
-  const int64_t n = edges.num_rows();
   std::vector<uint32_t> src_rows, dst_rows, edge_rows;
   src_rows.reserve(static_cast<size_t>(n));
   dst_rows.reserve(static_cast<size_t>(n));

@@ -53,11 +53,12 @@ struct Topology {
 
 using TopologyPtr = std::shared_ptr<const Topology>;
 
-// Builds the topology of `edges` (an edge TableData with Utf8 `src`/`dst`)
-// whose endpoints live in `from_nodes` / `to_nodes`.
-// Errors: CorruptData when `src`/`dst` are missing or not Utf8;
+// Builds the topology of an edge table from its endpoint columns `src` and
+// `dst` (Utf8, in table row order: edge row e is position e) whose
+// endpoints live in `from_nodes` / `to_nodes`.
+// Errors: CorruptData when `src`/`dst` are not Utf8 columns of one length;
 // ResourceLimitExceeded beyond 2^32-1 edges or nodes.
-Result<TopologyPtr> BuildTopology(const graph::TableData& edges, const graph::TableData& from_nodes,
+Result<TopologyPtr> BuildTopology(const Array& src, const Array& dst, const graph::TableData& from_nodes,
                                   const graph::TableData& to_nodes);
 
 // The cache identity of an edge table's topology: graph root, then the exact
