@@ -369,9 +369,7 @@ int Run(int argc, char** argv) {
   exp->add_option("--type", export_types, "only these node/edge types");
   exp->add_flag("--jsonl", export_jsonl, "accepted for compatibility (no effect)");
   exp->callback([&] {
-    auto uri = ResolveUri(export_uri, flags);
-    if (!uri.ok()) return void(exit_code = Fail(uri.status()));
-    auto graph = api::Omnigraph::Open(*uri);
+    auto graph = OpenGraph(export_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto out = (*graph)->Export(export_branch, export_types);
     if (!out.ok()) return void(exit_code = Fail(out.status()));

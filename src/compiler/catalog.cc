@@ -414,6 +414,28 @@ class CatalogBuilder {
       }
       return Status::OK();
     };
+    // @unique / @index columns: distinct, declared properties (an edge's
+    // src/dst too), never Blob; with scalar_only, never a list or vector.
+    auto check_columns = [&](const SConstraint& c, std::string_view what, bool scalar_only) -> Status {
+      OG_RETURN_IF_ERROR(no_repeats(c, what));
+      for (size_t i = 0; i < c.columns.size(); ++i) {
+        const std::string& col = c.columns[i];
+        if (is_edge && (col == "src" || col == "dst")) continue;
+        const PropertyDecl* p = find(col);
+        if (!p) {
+          return ParseError(col_loc(c, i), fmt::format("@{} on {} references unknown property '{}'", what, type_name, col));
+        }
+        std::string_view unsupported = p->type.is_blob()                    ? "blob"
+                                       : scalar_only && p->type.is_list()   ? "list"
+                                       : scalar_only && p->type.is_vector() ? "vector"
+                                                                            : "";
+        if (!unsupported.empty()) {
+          return ParseError(col_loc(c, i), fmt::format("@{} is not supported on {} property {}.{}", what, unsupported,
+                                                       type_name, col));
+        }
+      }
+      return Status::OK();
+    };
     size_t key_count = 0;
     for (const SConstraint& c : constraints) {
       switch (c.kind) {
@@ -449,50 +471,14 @@ class CatalogBuilder {
           }
           break;
         }
-        case SConstraint::Kind::kUnique: {
-          OG_RETURN_IF_ERROR(no_repeats(c, "unique"));
-          for (size_t i = 0; i < c.columns.size(); ++i) {
-            const std::string& col = c.columns[i];
-            if (is_edge && (col == "src" || col == "dst")) continue;
-            const PropertyDecl* p = find(col);
-            if (!p) {
-              return ParseError(col_loc(c, i),
-                                fmt::format("@unique on {} references unknown property '{}'", type_name, col));
-            }
-            // Uniqueness needs a scalar key per row; lists, vectors and blobs
-            // have none (§1.4: "treat as unsupported").
-            if (p->type.is_blob()) {
-              return ParseError(col_loc(c, i),
-                                fmt::format("@unique is not supported on blob property {}.{}", type_name, col));
-            }
-            if (p->type.is_list()) {
-              return ParseError(col_loc(c, i),
-                                fmt::format("@unique is not supported on list property {}.{}", type_name, col));
-            }
-            if (p->type.is_vector()) {
-              return ParseError(col_loc(c, i),
-                                fmt::format("@unique is not supported on vector property {}.{}", type_name, col));
-            }
-          }
+        case SConstraint::Kind::kUnique:
+          // Uniqueness needs a scalar value per row; lists, vectors and blobs
+          // have none (§1.4: "treat as unsupported").
+          OG_RETURN_IF_ERROR(check_columns(c, "unique", /*scalar_only=*/true));
           break;
-        }
-        case SConstraint::Kind::kIndex: {
-          OG_RETURN_IF_ERROR(no_repeats(c, "index"));
-          for (size_t i = 0; i < c.columns.size(); ++i) {
-            const std::string& col = c.columns[i];
-            if (is_edge && (col == "src" || col == "dst")) continue;
-            const PropertyDecl* p = find(col);
-            if (!p) {
-              return ParseError(col_loc(c, i),
-                                fmt::format("@index on {} references unknown property '{}'", type_name, col));
-            }
-            if (p->type.is_blob()) {
-              return ParseError(col_loc(c, i),
-                                fmt::format("@index is not supported on blob property {}.{}", type_name, col));
-            }
-          }
+        case SConstraint::Kind::kIndex:
+          OG_RETURN_IF_ERROR(check_columns(c, "index", /*scalar_only=*/false));
           break;
-        }
         case SConstraint::Kind::kRange: {
           if (is_edge) {
             return ParseError(c.location,

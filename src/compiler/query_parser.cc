@@ -165,11 +165,11 @@ class QueryParser {
     p->location = Loc(at);
     if (!sc_.Lit(":")) return false;
     ScalarKind kind;
-    if (Try([&] { return sc_.Lit("[") && ParseBaseType(&kind) && sc_.Lit("]"); })) {
+    if (Try([&] { return sc_.Lit("[") && sc_.BaseType(&kind) && sc_.Lit("]"); })) {
       p->type_text = "[" + std::string(ScalarKindName(kind)) + "]";
       p->type = PropertyType::List(kind);
       p->type_supported = kind != ScalarKind::kBlob;
-    } else if (Try([&] { return ParseBaseType(&kind); })) {
+    } else if (Try([&] { return sc_.BaseType(&kind); })) {
       p->type_text = std::string(ScalarKindName(kind));
       p->type = PropertyType::Scalar(kind);
     } else {
@@ -187,23 +187,6 @@ class QueryParser {
     }
     if (Try([&] { return sc_.Lit("?"); })) p->type.nullable = true;
     return true;
-  }
-
-  bool ParseBaseType(ScalarKind* kind) {
-    static constexpr std::string_view kNames[] = {"String", "Blob", "Bool", "I32", "I64",     "U32",
-                                                  "U64",    "F32",  "F64",  "DateTime", "Date"};
-    size_t at = sc_.PeekTokenStart();
-    sc_.PushQuiet();
-    for (std::string_view name : kNames) {
-      if (sc_.Lit(name)) {
-        sc_.PopQuiet();
-        *kind = *ScalarKindFromName(name);
-        return true;
-      }
-    }
-    sc_.PopQuiet();
-    sc_.Expect("type", at);
-    return false;
   }
 
   // read_body = match_clause return_clause [ order_clause ] [ limit_clause ]

@@ -164,36 +164,42 @@ bool Scanner::Integer(std::string* out) {
   return true;
 }
 
-bool Scanner::Float(std::string* out) {
+bool Scanner::Decimal(std::string* out, bool signed_value, std::string_view what) {
   size_t saved = pos_;
   SkipTrivia();
   size_t start = pos_;
   size_t p = pos_;
+  if (signed_value && p < src_.size() && src_[p] == '-') ++p;
+  size_t digits = p;
   while (p < src_.size() && IsDigit(src_[p])) ++p;
-  if (p == start || p >= src_.size() || src_[p] != '.') return Fail("float", saved, start);
+  if (p == digits || p >= src_.size() || src_[p] != '.') return Fail(what, saved, start);
   size_t frac = ++p;
   while (p < src_.size() && IsDigit(src_[p])) ++p;
-  if (p == frac) return Fail("float", saved, start);
+  if (p == frac) return Fail(what, saved, start);
   pos_ = p;
   *out = std::string(src_.substr(start, pos_ - start));
   return true;
 }
 
-bool Scanner::SignedFloat(std::string* out) {
-  size_t saved = pos_;
-  SkipTrivia();
-  size_t start = pos_;
-  size_t p = pos_;
-  if (p < src_.size() && src_[p] == '-') ++p;
-  size_t digits = p;
-  while (p < src_.size() && IsDigit(src_[p])) ++p;
-  if (p == digits || p >= src_.size() || src_[p] != '.') return Fail("number", saved, start);
-  size_t frac = ++p;
-  while (p < src_.size() && IsDigit(src_[p])) ++p;
-  if (p == frac) return Fail("number", saved, start);
-  pos_ = p;
-  *out = std::string(src_.substr(start, pos_ - start));
-  return true;
+bool Scanner::Float(std::string* out) { return Decimal(out, /*signed_value=*/false, "float"); }
+
+bool Scanner::SignedFloat(std::string* out) { return Decimal(out, /*signed_value=*/true, "number"); }
+
+bool Scanner::BaseType(ScalarKind* kind) {
+  static constexpr std::string_view kNames[] = {"String", "Blob", "Bool", "I32", "I64",     "U32",
+                                                "U64",    "F32",  "F64",  "DateTime", "Date"};
+  size_t at = PeekTokenStart();
+  PushQuiet();
+  for (std::string_view name : kNames) {
+    if (Lit(name)) {
+      PopQuiet();
+      *kind = *ScalarKindFromName(name);
+      return true;
+    }
+  }
+  PopQuiet();
+  Expect("type", at);
+  return false;
 }
 
 bool Scanner::SignedInteger(std::string* out) {

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/types.h"
+
 namespace omnigraph::compiler {
 
 class Scanner {
@@ -55,6 +57,10 @@ class Scanner {
   // `"-"? [0-9]+ "." [0-9]+` / `"-"? [0-9]+`.
   bool SignedFloat(std::string* out);
   bool SignedInteger(std::string* out);
+  // base_type = "String" | "Blob" | "Bool" | "I32" | … | "DateTime" | "Date"
+  // (shared by `.pg` properties and `.gq` parameters); failure records
+  // "type".
+  bool BaseType(ScalarKind* kind);
   // `"` (char except `"`/`\` | `\` any)* `"`. `*body` receives the raw text
   // between the quotes; `*start` the offset of the opening quote.
   bool StringLit(std::string* body, size_t* start);
@@ -82,6 +88,8 @@ class Scanner {
 
  private:
   static bool IsIdentChar(char c);
+  // `"-"? [0-9]+ "." [0-9]+` with the sign only when `signed_value`.
+  bool Decimal(std::string* out, bool signed_value, std::string_view what);
   bool Fail(std::string_view what, size_t saved, size_t at);
 
   std::string_view src_;

@@ -267,24 +267,6 @@ class SchemaParser {
     return true;
   }
 
-  // base_type = "String" | "Blob" | "Bool" | "I32" | ... | "DateTime" | "Date"
-  bool ParseBaseType(ScalarKind* kind) {
-    static constexpr std::string_view kNames[] = {"String", "Blob", "Bool", "I32", "I64",     "U32",
-                                                  "U64",    "F32",  "F64",  "DateTime", "Date"};
-    size_t at = sc_.PeekTokenStart();
-    sc_.PushQuiet();
-    for (std::string_view name : kNames) {
-      if (sc_.Lit(name)) {
-        sc_.PopQuiet();
-        *kind = *ScalarKindFromName(name);
-        return true;
-      }
-    }
-    sc_.PopQuiet();
-    sc_.Expect("type", at);
-    return false;
-  }
-
   // type_ref = core_type [ "?" ];
   // core_type = list_type | enum_type | vector_type | base_type
   bool ParseTypeRef(PropertyType* type, size_t type_at) {
@@ -293,7 +275,7 @@ class SchemaParser {
       // list_type = "[" base_type "]"
       size_t saved = sc_.pos();
       ScalarKind element;
-      if (sc_.Lit("[") && ParseBaseType(&element) && sc_.Lit("]")) {
+      if (sc_.Lit("[") && sc_.BaseType(&element) && sc_.Lit("]")) {
         *type = PropertyType::List(element);
         if (element == ScalarKind::kBlob) Defer(type_at, "list of Blob is not supported");
         parsed = true;
@@ -356,7 +338,7 @@ class SchemaParser {
     }
     if (!parsed) {
       ScalarKind kind;
-      if (!ParseBaseType(&kind)) return false;
+      if (!sc_.BaseType(&kind)) return false;
       *type = PropertyType::Scalar(kind);
     }
     {
