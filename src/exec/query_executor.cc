@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "exec/expr_eval.h"
 #include "exec/text_search.h"
 #include "exec/topology.h"
+#include "exec/topology_file.h"
 #include "table/dataset.h"
 #include "table/scanner.h"
 
@@ -325,6 +327,7 @@ class ReadExecutor {
       return InvalidArgument("query context needs a graph, a state and a catalog");
     }
     OG_RETURN_IF_ERROR(CheckParams());
+    PrefetchTopologies(q_.read.steps);
     Bindings b;
     OG_RETURN_IF_ERROR(RunSteps(q_.read.steps, &b));
 
@@ -402,22 +405,71 @@ class ReadExecutor {
     return endpoints;
   }
 
-  Result<TopologyPtr> TopologyOf(const std::string& edge_type) {
-    if (auto it = topologies_.find(edge_type); it != topologies_.end()) return it->second;
+  // The edge, from-node and to-node tables of `edge_type` in the snapshot.
+  struct TopologyTables {
+    const graph::TableEntry* edges = nullptr;
+    const graph::TableEntry* from = nullptr;
+    const graph::TableEntry* to = nullptr;
+    std::string identity;  // TopologyIdentity of the three
+  };
+
+  Result<TopologyTables> TopologyTablesOf(const std::string& edge_type) const {
     const compiler::EdgeType* edge = ctx_.catalog->FindEdge(edge_type);
     if (edge == nullptr) return NotFound(fmt::format("edge type '{}' is not in the catalog", edge_type));
-    const graph::TableEntry* e = ctx_.state->FindTable(edge->TableKey());
-    const graph::TableEntry* from = ctx_.state->FindTable("node:" + edge->from_type);
-    const graph::TableEntry* to = ctx_.state->FindTable("node:" + edge->to_type);
-    if (e == nullptr || from == nullptr || to == nullptr) {
+    TopologyTables t;
+    t.edges = ctx_.state->FindTable(edge->TableKey());
+    t.from = ctx_.state->FindTable("node:" + edge->from_type);
+    t.to = ctx_.state->FindTable("node:" + edge->to_type);
+    if (t.edges == nullptr || t.from == nullptr || t.to == nullptr) {
       return NotFound(fmt::format("tables of edge type '{}' are not part of the snapshot", edge->name));
     }
-    std::string key = TopologyCacheKey(ctx_.graph->root(), *e, *from, *to);
-    OG_ASSIGN_OR_RETURN(TopologyPtr topology, TopologyCache::Global().GetOrBuild(key, [&]() -> Result<TopologyPtr> {
-      OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, EdgeEndpoints(*e));
-      OG_ASSIGN_OR_RETURN(graph::TableDataPtr from_nodes, Table(from->table_key));
-      OG_ASSIGN_OR_RETURN(graph::TableDataPtr to_nodes, Table(to->table_key));
-      return BuildTopology(*endpoints->GetColumn("src"), *endpoints->GetColumn("dst"), *from_nodes, *to_nodes);
+    t.identity = TopologyIdentity(*t.edges, *t.from, *t.to);
+    return t;
+  }
+
+  std::string TopologyCacheKey(const TopologyTables& t) const { return ctx_.graph->root() + "|" + t.identity; }
+
+  // Starts reading the persisted topology of every edge type `steps`
+  // traverse that the process has not cached, on background threads, so a
+  // new process (a CLI query) reads them while it decodes the node tables
+  // its scans need first.
+  void PrefetchTopologies(const std::vector<ir::MatchStep>& steps) {
+    for (const ir::MatchStep& step : steps) {
+      if (step.kind == ir::MatchStep::Kind::kNegation) PrefetchTopologies(step.negation.steps);
+      if (step.kind != ir::MatchStep::Kind::kTraverse || prefetched_.count(step.traverse.edge_type)) continue;
+      Result<TopologyTables> t = TopologyTablesOf(step.traverse.edge_type);
+      if (!t.ok() || TopologyCache::Global().Contains(TopologyCacheKey(*t))) continue;
+      prefetched_.emplace(step.traverse.edge_type,
+                          std::async(std::launch::async, [store = ctx_.graph->store(), root = ctx_.graph->root(),
+                                                          identity = t->identity] {
+                            // Only loads: the persisting threshold (read from the environment) is moot.
+                            return TopologyFiles(store.get(), root, /*min_edges=*/0).Load(identity);
+                          }));
+    }
+  }
+
+  Result<TopologyPtr> TopologyOf(const std::string& edge_type) {
+    if (auto it = topologies_.find(edge_type); it != topologies_.end()) return it->second;
+    OG_ASSIGN_OR_RETURN(TopologyTables t, TopologyTablesOf(edge_type));
+    OG_ASSIGN_OR_RETURN(TopologyPtr topology,
+                        TopologyCache::Global().GetOrBuild(TopologyCacheKey(t), [&]() -> Result<TopologyPtr> {
+      // A new process first looks for a copy an earlier one persisted.
+      TopologyFiles files(ctx_.graph->store().get(), ctx_.graph->root());
+      TopologyPtr persisted;
+      if (auto it = prefetched_.find(edge_type); it != prefetched_.end()) {
+        persisted = it->second.get();
+        prefetched_.erase(it);
+      } else {
+        persisted = files.Load(t.identity);
+      }
+      if (persisted) return persisted;
+      OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, EdgeEndpoints(*t.edges));
+      OG_ASSIGN_OR_RETURN(graph::TableDataPtr from_nodes, Table(t.from->table_key));
+      OG_ASSIGN_OR_RETURN(graph::TableDataPtr to_nodes, Table(t.to->table_key));
+      OG_ASSIGN_OR_RETURN(TopologyPtr built, BuildTopology(*endpoints->GetColumn("src"), *endpoints->GetColumn("dst"),
+                                                           *from_nodes, *to_nodes));
+      files.Save(t.identity, *built);
+      return built;
     }));
     topologies_.emplace(edge_type, topology);
     return topology;
@@ -1228,6 +1280,9 @@ class ReadExecutor {
   const QueryContext& ctx_;
   std::map<std::string, graph::TableDataPtr, std::less<>> tables_;
   std::map<std::string, TopologyPtr, std::less<>> topologies_;
+  // Persisted topologies being read in the background (PrefetchTopologies);
+  // destroying a future waits for its read, so none outlives the executor.
+  std::map<std::string, std::future<TopologyPtr>, std::less<>> prefetched_;
   Scalar null_;
   Scalar now_;
   int negation_depth_ = 0;

@@ -9,12 +9,23 @@ namespace omnigraph::exec {
 
 namespace {
 
+// One direction's arrays, owned.
+struct DirectionArrays {
+  std::vector<uint32_t> offsets, neighbors, edges;
+
+  Adjacency View() const { return Adjacency{offsets, neighbors, edges}; }
+};
+
+struct BuiltArrays {
+  DirectionArrays forward, reverse;
+};
+
 // Fills one direction from (node, neighbor, edge) triples given as two
 // parallel row arrays. Entries are packed as (neighbor << 32 | edge) so one
 // integer sort per node range yields the (neighbor, edge) order.
-Adjacency BuildDirection(uint32_t num_nodes, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-                         const std::vector<uint32_t>& edge_rows) {
-  Adjacency adj;
+DirectionArrays BuildDirection(uint32_t num_nodes, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+                               const std::vector<uint32_t>& edge_rows) {
+  DirectionArrays adj;
   adj.offsets.assign(static_cast<size_t>(num_nodes) + 1, 0);
   for (uint32_t node : from) ++adj.offsets[node + 1];
   for (size_t n = 0; n < num_nodes; ++n) adj.offsets[n + 1] += adj.offsets[n];
@@ -37,9 +48,8 @@ Adjacency BuildDirection(uint32_t num_nodes, const std::vector<uint32_t>& from, 
   return adj;
 }
 
-void AppendIdentity(std::string* out, std::string_view graph_root, const graph::TableEntry& t) {
-  fmt::format_to(std::back_inserter(*out), "{}/{}@{}#{};", graph_root, t.location, t.pin.LanceVersion(),
-                 t.pin.transaction_uuid);
+void AppendIdentity(std::string* out, const graph::TableEntry& t) {
+  fmt::format_to(std::back_inserter(*out), "{}@{}#{};", t.location, t.pin.LanceVersion(), t.pin.transaction_uuid);
 }
 
 }  // namespace
@@ -95,18 +105,22 @@ Result<TopologyPtr> BuildTopology(const Array& src_column, const Array& dst_colu
     edge_rows.push_back(static_cast<uint32_t>(e));
   }
   topology->num_edges = src_rows.size();
-  topology->forward = BuildDirection(static_cast<uint32_t>(from_nodes.num_rows()), src_rows, dst_rows, edge_rows);
-  topology->reverse = BuildDirection(static_cast<uint32_t>(to_nodes.num_rows()), dst_rows, src_rows, edge_rows);
+  auto arrays = std::make_shared<BuiltArrays>();
+  arrays->forward = BuildDirection(static_cast<uint32_t>(from_nodes.num_rows()), src_rows, dst_rows, edge_rows);
+  arrays->reverse = BuildDirection(static_cast<uint32_t>(to_nodes.num_rows()), dst_rows, src_rows, edge_rows);
+  topology->forward = arrays->forward.View();
+  topology->reverse = arrays->reverse.View();
+  topology->storage = std::move(arrays);
   return TopologyPtr(std::move(topology));
 }
 
-std::string TopologyCacheKey(std::string_view graph_root, const graph::TableEntry& edges,
-                             const graph::TableEntry& from_nodes, const graph::TableEntry& to_nodes) {
-  std::string key;
-  AppendIdentity(&key, graph_root, edges);
-  AppendIdentity(&key, graph_root, from_nodes);
-  AppendIdentity(&key, graph_root, to_nodes);
-  return key;
+std::string TopologyIdentity(const graph::TableEntry& edges, const graph::TableEntry& from_nodes,
+                             const graph::TableEntry& to_nodes) {
+  std::string identity;
+  AppendIdentity(&identity, edges);
+  AppendIdentity(&identity, from_nodes);
+  AppendIdentity(&identity, to_nodes);
+  return identity;
 }
 
 TopologyCache& TopologyCache::Global() {
@@ -138,6 +152,11 @@ Result<TopologyPtr> TopologyCache::GetOrBuild(const std::string& key,
     entries_.erase(oldest);
   }
   return built;
+}
+
+bool TopologyCache::Contains(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.count(key) > 0;
 }
 
 size_t TopologyCache::size() const {

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,11 +27,13 @@ namespace omnigraph::exec {
 // One direction of adjacency. Within a node's range, entries are sorted by
 // (neighbor row, edge row), so parallel edges to one neighbor are adjacent
 // (set-of-pairs de-duplication is a comparison with the previous entry) and
-// membership tests can binary-search.
+// membership tests can binary-search. The arrays are views into the
+// storage their Topology owns (vectors it built, or a persisted copy it
+// read; see exec/topology_file.h).
 struct Adjacency {
-  std::vector<uint32_t> offsets;    // node count + 1
-  std::vector<uint32_t> neighbors;  // neighbor node rows
-  std::vector<uint32_t> edges;      // edge rows, parallel to `neighbors`
+  std::span<const uint32_t> offsets;    // node count + 1
+  std::span<const uint32_t> neighbors;  // neighbor node rows
+  std::span<const uint32_t> edges;      // edge rows, parallel to `neighbors`
 
   uint32_t begin(uint32_t node) const { return offsets[node]; }
   uint32_t end(uint32_t node) const { return offsets[node + 1]; }
@@ -47,6 +50,8 @@ struct Topology {
   // validation rejects dangling endpoints (§3.2), so this is 0 for any graph
   // this engine wrote; such edges are left out rather than failing reads.
   uint64_t dangling_edges = 0;
+  // Owns the arrays `forward` and `reverse` view.
+  std::shared_ptr<const void> storage;
 
   int64_t MemoryBytes() const;
 };
@@ -61,11 +66,12 @@ using TopologyPtr = std::shared_ptr<const Topology>;
 Result<TopologyPtr> BuildTopology(const Array& src, const Array& dst, const graph::TableData& from_nodes,
                                   const graph::TableData& to_nodes);
 
-// The cache identity of an edge table's topology: graph root, then the exact
+// The identity of an edge table's topology within its graph: the exact
 // physical identity (location, Lance version, transaction) of the edge table
-// and of both endpoint tables.
-std::string TopologyCacheKey(std::string_view graph_root, const graph::TableEntry& edges,
-                             const graph::TableEntry& from_nodes, const graph::TableEntry& to_nodes);
+// and of both endpoint tables. The process-wide cache key prefixes it with
+// the graph root; a persisted copy is named by it.
+std::string TopologyIdentity(const graph::TableEntry& edges, const graph::TableEntry& from_nodes,
+                             const graph::TableEntry& to_nodes);
 
 // Process-wide, thread-safe LRU cache of topologies.
 class TopologyCache {
@@ -82,6 +88,8 @@ class TopologyCache {
   // Errors: whatever `build` returns (not cached).
   Result<TopologyPtr> GetOrBuild(const std::string& key, const std::function<Result<TopologyPtr>()>& build);
 
+  // Whether `key` is cached (without counting as a use).
+  bool Contains(const std::string& key) const;
   size_t size() const;
   void Clear();
 

@@ -68,6 +68,13 @@ void TableData::BuildIndex() const {
 }
 
 int64_t TableData::RowOf(std::string_view id) const {
+  if (!prefix_ && !scanned_once_.exchange(true)) {
+    const Array& ids = *ids_;
+    for (int64_t r = 0; r < ids.length(); ++r) {
+      if (ids.GetView(r) == id) return r;
+    }
+    return -1;
+  }
   BuildIndex();
   if (int64_t row = index_.Find(id); row >= 0) return row;
   return prefix_ ? prefix_->RowOf(id) : -1;

@@ -10,6 +10,7 @@
 // are those of the concatenated batch, so prefix rows keep their numbers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -38,7 +39,10 @@ class TableData {
   int64_t num_rows() const { return num_rows_; }
   // The `id` column (Utf8, never null).
   const Array& ids() const;
-  // Row of `id`, or -1. Built on first use; thread-safe.
+  // Row of `id`, or -1; thread-safe. The first lookup in a table read from
+  // storage scans the id column (a one-shot reader, such as a CLI query
+  // anchored on one key, then never pays for hashing every id); later
+  // lookups build and use the id index.
   int64_t RowOf(std::string_view id) const;
   // rows[i] = RowOf(ids[i]), with the lookups pipelined (IdIndex::FindMany).
   void RowsOf(const std::vector<std::string_view>& ids, std::vector<int64_t>* rows) const;
@@ -67,6 +71,7 @@ class TableData {
   // Whole table for data read from storage; appended rows only when derived.
   mutable std::once_flag index_once_;
   mutable IdIndex index_;
+  mutable std::atomic<bool> scanned_once_{false};
 };
 
 // Appended rows a derived version may hold before it is materialized into

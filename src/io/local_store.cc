@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +83,7 @@ class LocalRandomAccessObject final : public RandomAccessObject {
       return CorruptData(fmt::format("'{}': range [{}, {}) is past the end of the {}-byte object", path_, offset,
                                      offset + length, size_));
     }
-    auto buffer = Buffer::Zeroed(length);
+    auto buffer = Buffer::Uninitialized(length);
     OG_RETURN_IF_ERROR(ReadAllAt(fd_, buffer->mutable_data(), offset, length, path_));
     return BufferPtr(std::move(buffer));
   }
@@ -286,6 +287,34 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
 Result<BufferPtr> LocalStore::Get(const std::string& path) {
   OG_ASSIGN_OR_RETURN(auto object, OpenForRead(path));
   return object->ReadAt(0, object->size());
+}
+
+Result<BufferPtr> LocalStore::GetMapped(const std::string& path) {
+  ++counters_.reads;
+  std::string full = FullPath(path);
+  int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("open", full, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus("stat", full, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return NotFound(fmt::format("'{}' is not a file", full));
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  if (size == 0) {
+    ::close(fd);
+    return BufferPtr(Buffer::Zeroed(0));
+  }
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  int err = errno;
+  ::close(fd);  // the mapping keeps the file open
+  if (mapped == MAP_FAILED) return ErrnoStatus("mmap", full, err);
+  std::shared_ptr<const void> mapping(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+  return BufferPtr(Buffer::View(static_cast<const uint8_t*>(mapped), size, std::move(mapping)));
 }
 
 Result<BufferPtr> LocalStore::GetRange(const std::string& path, uint64_t offset, uint64_t length) {

@@ -4,7 +4,6 @@
 // §1, §3.4).
 
 #include <fmt/format.h>
-#include <google/protobuf/unknown_field_set.h>
 
 #include <algorithm>
 #include <limits>
@@ -262,6 +261,16 @@ class DataFileReaderImpl final : public DataFileReader {
  private:
   const uint8_t* Meta(uint64_t file_offset) const { return meta_->data() + (file_offset - meta_start_); }
 
+  // Bytes [offset, offset + length) of the file. The tail read at open
+  // covers the whole of a small file (one fragment per inserted row, before
+  // compaction), so its pages are served from memory instead of re-read.
+  Result<BufferPtr> ReadBytes(uint64_t offset, uint64_t length) {
+    if (offset >= meta_start_ && length <= meta_->size() && offset - meta_start_ <= meta_->size() - length) {
+      return meta_->Slice(offset - meta_start_, length);
+    }
+    return file_->ReadAt(offset, length);
+  }
+
   // Builds schema_, top_fields_ and the leaf paths from the flattened
   // schema. Top-level fields we cannot read stay out of schema_ and make
   // ReadField return Unsupported.
@@ -394,14 +403,7 @@ class DataFileReaderImpl final : public DataFileReader {
         ref.offsets.push_back(offset);
         ref.sizes.push_back(size);
       }
-      const auto& unknown = page.GetReflection()->GetUnknownFields(page);
-      for (int u = 0; u < unknown.field_count(); ++u) {
-        const auto& field = unknown.field(u);
-        if (field.number() == static_cast<int>(kChecksumFieldNumber) &&
-            field.type() == google::protobuf::UnknownField::TYPE_FIXED64) {
-          ref.checksum = field.fixed64();
-        }
-      }
+      if (page.has_checksum()) ref.checksum = page.checksum();
       if (ours_ && !ref.checksum) return CorruptData(fmt::format("{} page {}: page lacks its checksum", where, p));
       ref.num_rows = page.length();
       ref.first_row = row;
@@ -451,14 +453,14 @@ class DataFileReaderImpl final : public DataFileReader {
         total += ref.sizes[b];
       }
       if (end - begin <= total + kBufferAlignment * count) {
-        OG_ASSIGN_OR_RETURN(BufferPtr span, file_->ReadAt(begin, end - begin));
+        OG_ASSIGN_OR_RETURN(BufferPtr span, ReadBytes(begin, end - begin));
         for (size_t b = 0; b < count; ++b) buffers[b] = span->Slice(ref.offsets[b] - begin, ref.sizes[b]);
       }
     }
     auto read = [&](size_t b) -> Result<BufferPtr> {
       if (b >= count) return CorruptData(fmt::format("{}: buffer {} is missing", where, b));
       if (!buffers[b]) {
-        OG_ASSIGN_OR_RETURN(buffers[b], file_->ReadAt(ref.offsets[b], ref.sizes[b]));
+        OG_ASSIGN_OR_RETURN(buffers[b], ReadBytes(ref.offsets[b], ref.sizes[b]));
       }
       return buffers[b];
     };

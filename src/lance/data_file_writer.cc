@@ -4,8 +4,6 @@
 // column metadata, offset tables and footer (docs/lance-file-encoding.md §1).
 
 #include <fmt/format.h>
-#include <google/protobuf/any.pb.h>
-#include <google/protobuf/unknown_field_set.h>
 
 #include <algorithm>
 #include <cstring>
@@ -43,7 +41,7 @@ struct LeafColumn {
 };
 
 std::string SerializeEncoding(std::string_view type_url, const std::string& value) {
-  google::protobuf::Any any;
+  ::lance::wire::Any any;
   any.set_type_url(std::string(type_url));
   any.set_value(value);
   ::lance::file::v2::Encoding encoding;
@@ -252,9 +250,7 @@ class DataFileWriterImpl final : public DataFileWriter {
           return Internal("bad page encoding");
         }
         page->set_priority(record.first_row);
-        // Unknown fields serialize after the known ones: the checksum is the
-        // Page message's last field.
-        page->GetReflection()->MutableUnknownFields(page)->AddFixed64(kChecksumFieldNumber, record.checksum);
+        page->set_checksum(record.checksum);
       }
       std::string bytes = meta.SerializeAsString();
       AppendChecksumField(&bytes);

@@ -18,6 +18,12 @@ std::shared_ptr<Buffer> Buffer::Zeroed(size_t size) {
   return FromVector(std::vector<uint8_t>(size, 0));
 }
 
+std::shared_ptr<Buffer> Buffer::Uninitialized(size_t size) {
+  std::shared_ptr<uint8_t[]> storage(new uint8_t[size == 0 ? 1 : size]);
+  const uint8_t* data = storage.get();
+  return View(data, size, std::move(storage));
+}
+
 std::shared_ptr<Buffer> Buffer::View(const uint8_t* data, size_t size,
                                      std::shared_ptr<const void> owner) {
   std::shared_ptr<Buffer> buffer(new Buffer());

@@ -22,6 +22,9 @@ class Buffer : public std::enable_shared_from_this<Buffer> {
   static std::shared_ptr<Buffer> FromString(std::string_view bytes);
   // `size` zero bytes.
   static std::shared_ptr<Buffer> Zeroed(size_t size);
+  // `size` bytes of unspecified content, for a creator that overwrites them
+  // all (file reads: zeroing first would touch every byte twice).
+  static std::shared_ptr<Buffer> Uninitialized(size_t size);
   // A view of `size` bytes at `data` that keeps `owner` alive.
   static std::shared_ptr<Buffer> View(const uint8_t* data, size_t size,
                                       std::shared_ptr<const void> owner);

@@ -66,6 +66,20 @@ SchemaPtr PersonSchema() {
       Schema({Field("id", DataType::Utf8(), false), Field("age", DataType::Int32())}));
 }
 
+// The first lookup scans the id column, later ones use the index: every
+// path must give the same rows.
+TEST(TableDataTest, FirstLookupByScanAgreesWithTheIndex) {
+  SchemaPtr schema = PersonSchema();
+  for (std::string_view first : {"b", "zz", "a"}) {
+    auto data = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}, {S("b"), I(2)}, {S("c"), I(3)}}));
+    const int64_t expected = first == "a" ? 0 : first == "b" ? 1 : -1;
+    EXPECT_EQ(data->RowOf(first), expected) << first;  // scan
+    EXPECT_EQ(data->RowOf(first), expected) << first;  // index
+    EXPECT_EQ(data->RowOf("c"), 2);
+    EXPECT_EQ(data->RowOf(""), -1);
+  }
+}
+
 TEST(TableDataTest, AppendedDataKeepsPrefixRowsAndIndexesNewOnes) {
   SchemaPtr schema = PersonSchema();
   auto base = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}, {S("b"), I(2)}}));

@@ -1,0 +1,83 @@
+// Persisted copies of traversal topologies (spec/engine.md §7.4: "persisted
+// copies are derived caches").
+//
+// Building the CSR of a large edge table means reading its `src`/`dst`
+// columns and resolving every endpoint id (about 200 ms for 500k edges), a
+// cost a new process (each CLI query) would otherwise pay on every run. The
+// first process that builds a topology of at least `min_edges` edges writes
+// it under `{graph}/_cache/topology/{hash of identity}.csr`; later
+// processes read it back. A copy is only a cache: it is written without
+// fsync, carries its full identity (edge and endpoint table pins) and a
+// checksum, and anything that does not verify is ignored and rebuilt.
+// Deleting `_cache/` never changes a result.
+//
+// File layout (little-endian; 4-byte aligned arrays, so they are used in
+// place without copying):
+//   0  magic "OGTOPO01"          8 bytes
+//   8  format version (1)        u32
+//  12  identity length           u32
+//  16  num_edges                 u64
+//  24  dangling_edges            u64
+//  32  forward node count        u32
+//  36  reverse node count        u32
+//  40  checksum                  u64  XXH3 of every byte after offset 48
+//  48  file size                 u64
+//  56  identity, zero-padded to a multiple of 4
+//      forward offsets (node count + 1), neighbors, edges   (u32 each)
+//      reverse offsets (node count + 1), neighbors, edges   (u32 each)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "exec/topology.h"
+#include "io/object_store.h"
+#include "util/buffer.h"
+#include "util/status.h"
+
+namespace omnigraph::exec {
+
+// The bytes of a persisted copy of `topology` named by `identity`.
+std::string EncodeTopology(const Topology& topology, std::string_view identity);
+
+// The topology in `bytes`, whose arrays view `bytes` (kept alive by the
+// result). Errors: CorruptData when the magic, version, size or checksum
+// is wrong, when the identity is not `identity`, or when the arrays are not
+// a valid CSR (offsets not ascending from 0 to the edge count, a neighbor
+// outside the other side's node count).
+Result<TopologyPtr> DecodeTopology(BufferPtr bytes, std::string_view identity);
+
+// The persisted topologies of one graph.
+class TopologyFiles {
+ public:
+  // Copies kept per graph; writing one more removes the others (a bound
+  // on disk use, not an LRU: the cache only saves rebuilds).
+  static constexpr size_t kMaxFiles = 8;
+  // Topologies with fewer edges build faster than a file is read.
+  static constexpr uint64_t kDefaultMinEdges = 65536;
+
+  // `graph_root` is the graph's key in `store`. `min_edges` is the
+  // smallest edge count worth persisting; the environment variable
+  // OMNIGRAPH_TOPOLOGY_CACHE_MIN_EDGES overrides the default.
+  TopologyFiles(ObjectStore* store, std::string graph_root, uint64_t min_edges = DefaultMinEdges());
+
+  static uint64_t DefaultMinEdges();
+
+  // The persisted topology of `identity`, or nullptr when there is none
+  // or it does not verify (never an error: the caller rebuilds).
+  TopologyPtr Load(std::string_view identity) const;
+  // Persists `topology` when it has at least `min_edges` edges. Failures
+  // (read-only graph, full disk) are ignored: the copy is only a cache.
+  void Save(std::string_view identity, const Topology& topology) const;
+
+  // Store key of the copy of `identity`.
+  std::string PathOf(std::string_view identity) const;
+
+ private:
+  ObjectStore* store_;
+  std::string directory_;
+  uint64_t min_edges_;
+};
+
+}  // namespace omnigraph::exec
