@@ -130,6 +130,13 @@ ArrayPtr ConcatArrays(const DataTypePtr& type, const std::vector<ArrayPtr>& arra
   int64_t total = 0;
   for (const ArrayPtr& a : arrays) total += a->length();
   builder->Reserve(total);
+  if (auto* binary = dynamic_cast<BinaryBuilder*>(builder.get())) {
+    int64_t bytes = 0;
+    for (const ArrayPtr& a : arrays) {
+      if (a->length() > 0) bytes += a->ValueOffset(a->length()) - a->ValueOffset(0);
+    }
+    binary->ReserveBytes(bytes);
+  }
   for (const ArrayPtr& a : arrays) builder->AppendFrom(*a, 0, a->length());
   return builder->Finish();
 }

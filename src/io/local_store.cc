@@ -70,6 +70,23 @@ Status ReadAllAt(int fd, uint8_t* out, uint64_t offset, uint64_t length, const s
   return Status::OK();
 }
 
+// A read-only private mapping of the `size` bytes of `fd` as a buffer (the
+// mapping keeps the file's data alive; `fd` may be closed). Objects are
+// immutable once named and replaced only by rename, so a mapping never sees
+// bytes change or vanish under it.
+Result<BufferPtr> MapFile(int fd, size_t size, const std::string& path, bool populate) {
+  if (size == 0) return BufferPtr(Buffer::Zeroed(0));
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
+  if (mapped == MAP_FAILED) return ErrnoStatus("mmap", path, errno);
+  std::shared_ptr<const void> mapping(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+  return BufferPtr(Buffer::View(static_cast<const uint8_t*>(mapped), size, std::move(mapping)));
+}
+
+// Files of at least this many bytes are read through one mapping instead of
+// copies: decoding reads the page cache in place, without an anonymous
+// page fault per 4 KiB of every buffer (most of a cold query's read cost).
+constexpr uint64_t kMapFilesFrom = 1 << 20;
+
 class LocalRandomAccessObject final : public RandomAccessObject {
  public:
   LocalRandomAccessObject(int fd, uint64_t size, std::string path, StoreCounters* counters)
@@ -83,6 +100,12 @@ class LocalRandomAccessObject final : public RandomAccessObject {
       return CorruptData(fmt::format("'{}': range [{}, {}) is past the end of the {}-byte object", path_, offset,
                                      offset + length, size_));
     }
+    if (size_ >= kMapFilesFrom) {
+      if (!mapping_) {
+        OG_ASSIGN_OR_RETURN(mapping_, MapFile(fd_, static_cast<size_t>(size_), path_, /*populate=*/false));
+      }
+      return mapping_->Slice(static_cast<size_t>(offset), static_cast<size_t>(length));
+    }
     auto buffer = Buffer::Uninitialized(length);
     OG_RETURN_IF_ERROR(ReadAllAt(fd_, buffer->mutable_data(), offset, length, path_));
     return BufferPtr(std::move(buffer));
@@ -93,6 +116,7 @@ class LocalRandomAccessObject final : public RandomAccessObject {
   uint64_t size_;
   std::string path_;
   StoreCounters* counters_;
+  BufferPtr mapping_;  // the whole file, once mapped
 };
 
 class LocalObjectWriter final : public ObjectWriter {
@@ -295,26 +319,13 @@ Result<BufferPtr> LocalStore::GetMapped(const std::string& path) {
   int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open", full, errno);
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoStatus("stat", full, err);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return NotFound(fmt::format("'{}' is not a file", full));
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
-  if (size == 0) {
-    ::close(fd);
-    return BufferPtr(Buffer::Zeroed(0));
-  }
-  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  int err = errno;
-  ::close(fd);  // the mapping keeps the file open
-  if (mapped == MAP_FAILED) return ErrnoStatus("mmap", full, err);
-  std::shared_ptr<const void> mapping(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
-  return BufferPtr(Buffer::View(static_cast<const uint8_t*>(mapped), size, std::move(mapping)));
+  Result<BufferPtr> mapped = [&]() -> Result<BufferPtr> {
+    if (::fstat(fd, &st) != 0) return ErrnoStatus("stat", full, errno);
+    if (!S_ISREG(st.st_mode)) return NotFound(fmt::format("'{}' is not a file", full));
+    return MapFile(fd, static_cast<size_t>(st.st_size), full, /*populate=*/true);
+  }();
+  ::close(fd);  // a mapping keeps the file open
+  return mapped;
 }
 
 Result<BufferPtr> LocalStore::GetRange(const std::string& path, uint64_t offset, uint64_t length) {

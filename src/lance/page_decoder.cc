@@ -420,6 +420,11 @@ Status DecodePage(const pb::PageLayout& layout, const LeafPath& path, uint64_t n
     out->values = LeafValues(path.shape);
   }
   out->num_rows = num_rows;
+  // Sized once for the page: values grown by doubling cost a copy and fresh
+  // pages per doubling. The page's bytes bound its uncompressed values.
+  uint64_t page_bytes = 0;
+  for (uint64_t size : buffer_sizes) page_bytes += size;
+  out->values.Reserve(num_rows, page_bytes);
   switch (layout.layout_case()) {
     case pb::PageLayout::kMiniBlockLayout:
       return DecodeMiniBlock(layout.mini_block_layout(), path, buffer_sizes, read, out, where);

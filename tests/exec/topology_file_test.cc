@@ -141,24 +141,5 @@ TEST(TopologyFilesTest, SavesLoadsAndBoundsItsDirectory) {
   EXPECT_EQ(files.Load("id-0"), nullptr);
 }
 
-TEST(LocalStoreMappingTest, MappedBytesEqualReadBytes) {
-  testing::TempDir dir;
-  auto store = LocalStore::Make(dir.path());
-  std::string data(100000, '\0');
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7);
-  ASSERT_TRUE(store->Put("a/b.bin", data).ok());
-  ASSERT_TRUE(store->Put("a/empty.bin", "").ok());
-  auto mapped = store->GetMapped("a/b.bin");
-  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
-  EXPECT_EQ((*mapped)->view(), data);
-  auto empty = store->GetMapped("a/empty.bin");
-  ASSERT_TRUE(empty.ok());
-  EXPECT_EQ((*empty)->size(), 0u);
-  EXPECT_EQ(store->GetMapped("a/missing.bin").status().code(), ErrorCode::kNotFound);
-  // Replacing the object leaves an existing mapping intact.
-  ASSERT_TRUE(store->Put("a/b.bin", std::string(10, 'x')).ok());
-  EXPECT_EQ((*mapped)->view(), data);
-}
-
 }  // namespace
 }  // namespace omnigraph::exec

@@ -65,6 +65,44 @@ TEST(LocalStore, ReadPastEndIsCorruptData) {
   EXPECT_EQ(r.status().code(), ErrorCode::kCorruptData);
 }
 
+// Large objects are read through one mapping of the file (and GetMapped maps
+// any object): the bytes must equal what was written, ranges and bounds
+// must behave as for copied reads, and replacing the object by rename must
+// leave buffers already handed out intact.
+TEST(LocalStore, MappedReadsEqualCopiedReads) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  std::string data(3 << 20, '\0');  // above the 1 MiB mapping threshold
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7 + i / 4096);
+  ASSERT_TRUE(store.Put("a/big.bin", data).ok());
+  ASSERT_TRUE(store.Put("a/empty.bin", "").ok());
+  auto object = store.OpenForRead("a/big.bin");
+  ASSERT_TRUE(object.ok());
+  auto middle = (*object)->ReadAt(1'000'003, 70'000);
+  ASSERT_TRUE(middle.ok()) << middle.status().ToString();
+  EXPECT_EQ((*middle)->view(), std::string_view(data).substr(1'000'003, 70'000));
+  auto tail = (*object)->ReadAt(data.size() - 10, 10);
+  ASSERT_TRUE(tail.ok());
+  EXPECT_EQ((*tail)->view(), std::string_view(data).substr(data.size() - 10));
+  EXPECT_EQ((*object)->ReadAt(data.size() - 10, 11).status().code(), ErrorCode::kCorruptData);
+  auto whole = store.Get("a/big.bin");
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ((*whole)->view(), data);
+
+  auto mapped = store.GetMapped("a/big.bin");
+  ASSERT_TRUE(mapped.ok()) << mapped.status().ToString();
+  EXPECT_EQ((*mapped)->view(), data);
+  auto empty = store.GetMapped("a/empty.bin");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ((*empty)->size(), 0u);
+  EXPECT_EQ(store.GetMapped("a/missing.bin").status().code(), ErrorCode::kNotFound);
+
+  object->reset();  // buffers outlive the object that read them
+  ASSERT_TRUE(store.Put("a/big.bin", std::string(10, 'x')).ok());
+  EXPECT_EQ((*mapped)->view(), data);
+  EXPECT_EQ((*middle)->view(), std::string_view(data).substr(1'000'003, 70'000));
+}
+
 TEST(LocalStore, PutReplacesAtomically) {
   TempDir dir;
   LocalStore store(dir.path());
