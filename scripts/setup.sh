@@ -9,7 +9,7 @@ PACKAGES=(
   cmake g++ ninja-build ccache pkg-config
   protobuf-compiler libprotobuf-dev
   libroaring-dev libzstd-dev liblz4-dev
-  nlohmann-json3-dev libfmt-dev
+  nlohmann-json3-dev libsimdjson-dev libfmt-dev
   libflatbuffers-dev flatbuffers-compiler libxxhash-dev
   libre2-dev libcli11-dev jq
   libgtest-dev libgmock-dev libbenchmark-dev

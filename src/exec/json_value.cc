@@ -11,42 +11,56 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace omnigraph::exec {
 
 using Json = nlohmann::ordered_json;
 
-// A node of a parsed document. Values handed out by Get/Members/Elements
-// share the document instead of copying subtrees.
-struct JsonValue::Impl {
-  std::shared_ptr<const Json> document;
-  const Json* node = nullptr;
-  const Json& value() const { return *node; }
+struct JsonValue::Node {
+  enum class Kind : uint8_t { kNull, kBool, kInt, kUInt, kDouble, kString, kArray, kObject };
+  Kind kind = Kind::kNull;
+  bool boolean = false;
+  int64_t integer = 0;            // kInt
+  uint64_t unsigned_integer = 0;  // kUInt
+  double number = 0;              // kDouble
+  std::string text;               // kString
+  std::string key;                // the member name, for a node that is an object member
+  uint32_t first = 0;             // kArray / kObject: children are links[first, first + count)
+  uint32_t count = 0;
+
+  bool is_integer() const { return kind == Kind::kInt || kind == Kind::kUInt; }
+  bool is_number() const { return is_integer() || kind == Kind::kDouble; }
+  double AsDouble() const {
+    return kind == Kind::kInt ? static_cast<double>(integer)
+           : kind == Kind::kUInt ? static_cast<double>(unsigned_integer)
+                                 : number;
+  }
 };
 
-namespace {
-const Json& NullJson() {
-  static const Json* null = new Json();
-  return *null;
-}
-}  // namespace
+// Nodes in document order; node 0 is the line's value.
+struct JsonValue::Document {
+  std::vector<Node> nodes;
+  std::vector<uint32_t> links;
+};
+
+using Node = JsonValue::Node;
+using Kind = JsonValue::Node::Kind;
+using Document = JsonValue::Document;
 
 namespace {
 
-// Member names of one open object. Objects in graph lines have a handful
-// of members, so a linear scan of a reused vector avoids a node allocation
-// per name; objects beyond kLinearMembers switch to a set to stay
-// O(n log n) on hostile input.
+// Member names of one object being converted. Objects in graph lines have
+// a handful of members, so a linear scan of a reused vector avoids a node
+// allocation per name; objects beyond kLinearMembers switch to a set to
+// stay O(n log n) on hostile input. Names are views into the parser's
+// storage, alive while the object is converted.
 class MemberNames {
  public:
-  void Clear() {
-    linear_.clear();
-    large_.clear();
-  }
   // False when `name` was already inserted.
-  bool Insert(const std::string& name) {
+  bool Insert(std::string_view name) {
     if (!large_.empty()) return large_.insert(name).second;
-    for (const std::string& seen : linear_) {
+    for (std::string_view seen : linear_) {
       if (seen == name) return false;
     }
     if (linear_.size() < kLinearMembers) {
@@ -60,8 +74,8 @@ class MemberNames {
 
  private:
   static constexpr size_t kLinearMembers = 32;
-  std::vector<std::string> linear_;
-  std::set<std::string> large_;
+  std::vector<std::string_view> linear_;
+  std::set<std::string_view> large_;
 };
 
 // Counts { } [ ] , : outside string literals.
@@ -129,63 +143,71 @@ std::string_view PhysicalName(compiler::ScalarKind kind) {
 // JSON text of a value for an error message, cut after kMaxEchoBytes so a
 // huge nested value does not become a huge message.
 constexpr size_t kMaxEchoBytes = 120;
-std::string Echo(const Json& value) {
-  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+std::string Echo(const JsonValue& value) {
+  std::string text = value.Dump();
   if (text.size() <= kMaxEchoBytes) return text;
   size_t cut = kMaxEchoBytes;
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
   return text.substr(0, cut) + fmt::format("… ({} bytes)", text.size());
 }
 
-Status TypeMismatch(std::string_view property, std::string_view expected, const Json& got) {
+Status TypeMismatch(std::string_view property, std::string_view expected, const JsonValue& got) {
   return InvalidArgument(fmt::format("strict property '{}' expects {}, got {}", property, expected, Echo(got)));
 }
 
 template <typename T>
-Status AppendInteger(const Json& v, std::string_view property, std::string_view physical, ArrayBuilder* builder) {
-  if (!v.is_number_integer() && !v.is_number_unsigned()) return TypeMismatch(property, physical, v);
+Status AppendInteger(const JsonValue& value, std::string_view property, std::string_view physical,
+                     ArrayBuilder* builder) {
+  const Node& v = value.node();
+  if (!v.is_integer()) return TypeMismatch(property, physical, value);
   bool fits;
   T converted{};
-  if (v.is_number_unsigned()) {
-    uint64_t u = v.get<uint64_t>();
+  if (v.kind == Kind::kUInt) {
+    uint64_t u = v.unsigned_integer;
     fits = u <= static_cast<uint64_t>(std::numeric_limits<T>::max());
     converted = static_cast<T>(u);
   } else {
-    int64_t i = v.get<int64_t>();
+    int64_t i = v.integer;
     fits = i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
            (i < 0 || static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
     converted = static_cast<T>(i);
   }
-  if (!fits) return InvalidArgument(fmt::format("property '{}' value {} exceeds {} range", property, v.dump(), physical));
+  if (!fits) {
+    return InvalidArgument(fmt::format("property '{}' value {} exceeds {} range", property, value.Dump(), physical));
+  }
   static_cast<NumericBuilder<T>*>(builder)->Append(converted);
   return Status::OK();
 }
 
-Status AppendScalarValue(const Json& v, compiler::ScalarKind kind, std::string_view property, ArrayBuilder* builder) {
+Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std::string_view property,
+                         ArrayBuilder* builder) {
   using compiler::ScalarKind;
+  const Node& v = value.node();
   std::string_view physical = PhysicalName(kind);
   switch (kind) {
     case ScalarKind::kString:
-      if (!v.is_string()) return TypeMismatch(property, physical, v);
-      static_cast<BinaryBuilder*>(builder)->Append(v.get_ref<const std::string&>());
+      if (v.kind != Kind::kString) return TypeMismatch(property, physical, value);
+      static_cast<BinaryBuilder*>(builder)->Append(v.text);
       return Status::OK();
     case ScalarKind::kBool:
-      if (!v.is_boolean()) return TypeMismatch(property, physical, v);
-      static_cast<BoolBuilder*>(builder)->Append(v.get<bool>());
+      if (v.kind != Kind::kBool) return TypeMismatch(property, physical, value);
+      static_cast<BoolBuilder*>(builder)->Append(v.boolean);
       return Status::OK();
-    case ScalarKind::kI32: return AppendInteger<int32_t>(v, property, physical, builder);
-    case ScalarKind::kI64: return AppendInteger<int64_t>(v, property, physical, builder);
-    case ScalarKind::kU32: return AppendInteger<uint32_t>(v, property, physical, builder);
-    case ScalarKind::kU64: return AppendInteger<uint64_t>(v, property, physical, builder);
+    case ScalarKind::kI32: return AppendInteger<int32_t>(value, property, physical, builder);
+    case ScalarKind::kI64: return AppendInteger<int64_t>(value, property, physical, builder);
+    case ScalarKind::kU32: return AppendInteger<uint32_t>(value, property, physical, builder);
+    case ScalarKind::kU64: return AppendInteger<uint64_t>(value, property, physical, builder);
     case ScalarKind::kF32:
     case ScalarKind::kF64: {
-      if (!v.is_number()) return TypeMismatch(property, physical, v);
-      double d = v.get<double>();
-      if (!std::isfinite(d)) return InvalidArgument(fmt::format("property '{}' value {} is not finite", property, v.dump()));
+      if (!v.is_number()) return TypeMismatch(property, physical, value);
+      double d = v.AsDouble();
+      if (!std::isfinite(d)) {
+        return InvalidArgument(fmt::format("property '{}' value {} is not finite", property, value.Dump()));
+      }
       if (kind == ScalarKind::kF32) {
         float f = static_cast<float>(d);
         if (!std::isfinite(f)) {
-          return InvalidArgument(fmt::format("property '{}' value {} exceeds Float32 range", property, v.dump()));
+          return InvalidArgument(fmt::format("property '{}' value {} exceeds Float32 range", property, value.Dump()));
         }
         static_cast<Float32Builder*>(builder)->Append(f);
       } else {
@@ -194,31 +216,31 @@ Status AppendScalarValue(const Json& v, compiler::ScalarKind kind, std::string_v
       return Status::OK();
     }
     case ScalarKind::kDate: {
-      if (v.is_number_integer() || v.is_number_unsigned()) {
-        return AppendInteger<int32_t>(v, property, physical, builder);
+      if (v.is_integer()) {
+        return AppendInteger<int32_t>(value, property, physical, builder);
       }
-      if (!v.is_string()) return TypeMismatch(property, physical, v);
-      auto days = compiler::ParseDate(v.get_ref<const std::string&>());
-      if (!days) return InvalidArgument(fmt::format("property '{}': invalid Date literal {}", property, Echo(v)));
+      if (v.kind != Kind::kString) return TypeMismatch(property, physical, value);
+      auto days = compiler::ParseDate(v.text);
+      if (!days) return InvalidArgument(fmt::format("property '{}': invalid Date literal {}", property, Echo(value)));
       static_cast<Int32Builder*>(builder)->Append(*days);
       return Status::OK();
     }
     case ScalarKind::kDateTime: {
-      if (v.is_number_integer() || v.is_number_unsigned()) {
-        return AppendInteger<int64_t>(v, property, physical, builder);
+      if (v.is_integer()) {
+        return AppendInteger<int64_t>(value, property, physical, builder);
       }
-      if (!v.is_string()) return TypeMismatch(property, physical, v);
-      auto ms = compiler::ParseDateTime(v.get_ref<const std::string&>());
-      if (!ms) return InvalidArgument(fmt::format("property '{}': invalid DateTime literal {}", property, Echo(v)));
+      if (v.kind != Kind::kString) return TypeMismatch(property, physical, value);
+      auto ms = compiler::ParseDateTime(v.text);
+      if (!ms) return InvalidArgument(fmt::format("property '{}': invalid DateTime literal {}", property, Echo(value)));
       static_cast<Int64Builder*>(builder)->Append(*ms);
       return Status::OK();
     }
     case ScalarKind::kBlob: {
-      if (!v.is_string()) {
+      if (v.kind != Kind::kString) {
         return InvalidArgument(
             fmt::format("blob property '{}' must be a URI string or base64: prefixed data", property));
       }
-      const std::string& text = v.get_ref<const std::string&>();
+      const std::string& text = v.text;
       constexpr std::string_view kPrefix = "base64:";
       if (text.rfind(kPrefix, 0) != 0) {
         return InvalidArgument(fmt::format(
@@ -271,36 +293,166 @@ bool DecodeBase64(std::string_view text, std::string* out) {
   return true;
 }
 
-JsonValue::JsonValue() : impl_(std::make_unique<Impl>(Impl{nullptr, &NullJson()})) {}
-JsonValue::~JsonValue() = default;
-JsonValue::JsonValue(JsonValue&&) noexcept = default;
-JsonValue& JsonValue::operator=(JsonValue&&) noexcept = default;
-JsonValue::JsonValue(const JsonValue& other) : impl_(std::make_unique<Impl>(*other.impl_)) {}
-JsonValue& JsonValue::operator=(const JsonValue& other) {
-  impl_ = std::make_unique<Impl>(*other.impl_);
-  return *this;
-}
+namespace {
 
-Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
-  size_t tokens = CountStructuralTokens(line);
-  if (tokens > kMaxStructuralTokens) {
-    return ResourceLimitExceeded("graph_batch_json_structural_slots", kMaxStructuralTokens, tokens);
+// Builds a Document from a parsed tree, rejecting duplicate members at any
+// depth (the first in document order is reported, as a streaming parser
+// would) and nesting deeper than kMaxJsonDepth. `Tree` adapts the parser.
+template <typename Tree>
+class DocumentBuilder {
+ public:
+  using Element = typename Tree::Element;
+
+  Status Build(const Element& root, Document* doc) {
+    doc_ = doc;
+    doc_->nodes.reserve(8);
+    Add(root, 1);
+    if (too_deep_) return InvalidArgument(fmt::format("JSON nesting deeper than {} levels", kMaxJsonDepth));
+    if (!duplicate_.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate_));
+    return Status::OK();
   }
-  // Track member names per open object to reject duplicates at any depth.
-  std::vector<MemberNames> open_objects;
-  size_t depth = 0;
+
+ private:
+  // Adds `e` and its subtree; returns its node index.
+  uint32_t Add(const Element& e, size_t depth) {
+    const uint32_t index = static_cast<uint32_t>(doc_->nodes.size());
+    doc_->nodes.emplace_back();
+    Tree::Fill(e, &doc_->nodes.back());
+    const Kind kind = doc_->nodes.back().kind;
+    if (kind != Kind::kArray && kind != Kind::kObject) return index;
+    if (depth >= kMaxJsonDepth) {
+      too_deep_ = true;
+      return index;
+    }
+    std::vector<uint32_t> children;
+    if (kind == Kind::kArray) {
+      Tree::ForEachElement(e, [&](const Element& child) {
+        if (!too_deep_) children.push_back(Add(child, depth + 1));
+      });
+    } else {
+      MemberNames names;
+      Tree::ForEachMember(e, [&](std::string_view key, const Element& child) {
+        if (too_deep_) return;
+        if (!names.Insert(key) && duplicate_.empty()) duplicate_ = std::string(key);
+        const uint32_t member = Add(child, depth + 1);
+        doc_->nodes[member].key = std::string(key);
+        children.push_back(member);
+      });
+    }
+    Node& node = doc_->nodes[index];
+    node.first = static_cast<uint32_t>(doc_->links.size());
+    node.count = static_cast<uint32_t>(children.size());
+    doc_->links.insert(doc_->links.end(), children.begin(), children.end());
+    return index;
+  }
+
+  Document* doc_ = nullptr;
+  std::string duplicate_;
+  bool too_deep_ = false;
+};
+
+// simdjson's DOM: the fast path for every valid line.
+struct SimdjsonTree {
+  using Element = simdjson::dom::element;
+
+  // Types are those e.type() reported, so the typed conversions never throw.
+  static void Fill(const Element& e, Node* node) {
+    switch (e.type()) {
+      case simdjson::dom::element_type::ARRAY: node->kind = Kind::kArray; break;
+      case simdjson::dom::element_type::OBJECT: node->kind = Kind::kObject; break;
+      case simdjson::dom::element_type::INT64:
+        node->kind = Kind::kInt;
+        node->integer = int64_t(e);
+        break;
+      case simdjson::dom::element_type::UINT64:
+        node->kind = Kind::kUInt;
+        node->unsigned_integer = uint64_t(e);
+        break;
+      case simdjson::dom::element_type::DOUBLE:
+        node->kind = Kind::kDouble;
+        node->number = double(e);
+        break;
+      case simdjson::dom::element_type::STRING:
+        node->kind = Kind::kString;
+        node->text = std::string(std::string_view(e));
+        break;
+      case simdjson::dom::element_type::BOOL:
+        node->kind = Kind::kBool;
+        node->boolean = bool(e);
+        break;
+      case simdjson::dom::element_type::NULL_VALUE: node->kind = Kind::kNull; break;
+    }
+  }
+  template <typename F>
+  static void ForEachElement(const Element& e, F f) {
+    simdjson::dom::array array;
+    if (e.get_array().get(array) != simdjson::SUCCESS) return;
+    for (Element child : array) f(child);
+  }
+  template <typename F>
+  static void ForEachMember(const Element& e, F f) {
+    simdjson::dom::object object;
+    if (e.get_object().get(object) != simdjson::SUCCESS) return;
+    for (simdjson::dom::key_value_pair member : object) f(member.key, member.value);
+  }
+};
+
+// nlohmann's tree: only for lines simdjson refuses, so that errors keep
+// their established wording and positions.
+struct NlohmannTree {
+  using Element = Json;
+
+  static void Fill(const Json& e, Node* node) {
+    switch (e.type()) {
+      case Json::value_t::array: node->kind = Kind::kArray; break;
+      case Json::value_t::object: node->kind = Kind::kObject; break;
+      case Json::value_t::number_integer:
+        node->kind = Kind::kInt;
+        node->integer = e.get<int64_t>();
+        break;
+      case Json::value_t::number_unsigned:
+        node->kind = Kind::kUInt;
+        node->unsigned_integer = e.get<uint64_t>();
+        break;
+      case Json::value_t::number_float:
+        node->kind = Kind::kDouble;
+        node->number = e.get<double>();
+        break;
+      case Json::value_t::string:
+        node->kind = Kind::kString;
+        node->text = e.get<std::string>();
+        break;
+      case Json::value_t::boolean:
+        node->kind = Kind::kBool;
+        node->boolean = e.get<bool>();
+        break;
+      default: node->kind = Kind::kNull; break;
+    }
+  }
+  template <typename F>
+  static void ForEachElement(const Json& e, F f) {
+    for (const Json& child : e) f(child);
+  }
+  template <typename F>
+  static void ForEachMember(const Json& e, F f) {
+    for (auto it = e.begin(); it != e.end(); ++it) f(std::string_view(it.key()), it.value());
+  }
+};
+
+// The slow path: parses `line` with nlohmann, which names the column and
+// cause of any error. Its tree keeps only the last of two equal members, so
+// duplicates are caught while it parses.
+Result<std::shared_ptr<Document>> ParseWithNlohmann(std::string_view line) {
+  std::vector<std::set<std::string>> open_objects;  // member names per open object
   std::string duplicate;
   Json::parser_callback_t callback = [&](int, Json::parse_event_t event, Json& parsed) {
     switch (event) {
-      case Json::parse_event_t::object_start:
-        if (open_objects.size() <= depth) open_objects.emplace_back();
-        open_objects[depth++].Clear();
-        break;
+      case Json::parse_event_t::object_start: open_objects.emplace_back(); break;
       case Json::parse_event_t::object_end:
-        if (depth > 0) --depth;
+        if (!open_objects.empty()) open_objects.pop_back();
         break;
       case Json::parse_event_t::key:
-        if (depth > 0 && !open_objects[depth - 1].Insert(parsed.get_ref<const std::string&>()) &&
+        if (!open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second &&
             duplicate.empty()) {
           duplicate = parsed.get<std::string>();
         }
@@ -309,11 +461,9 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
     }
     return true;
   };
-  JsonValue out;
+  Json parsed;
   try {
-    auto document = std::make_shared<Json>(Json::parse(line.begin(), line.end(), callback));
-    out.impl_->node = document.get();
-    out.impl_->document = std::move(document);
+    parsed = Json::parse(line.begin(), line.end(), callback);
   } catch (const nlohmann::json::parse_error& e) {
     // "[json.exception.parse_error.101] parse error at line 1, column N:
     // <what>": keep <what> whole (it may itself hold ": ", as in "last
@@ -334,71 +484,134 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
                                        bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   if (!duplicate.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate));
-  return out;
+  auto doc = std::make_shared<Document>();
+  OG_RETURN_IF_ERROR(DocumentBuilder<NlohmannTree>().Build(parsed, doc.get()));
+  return doc;
 }
 
-bool JsonValue::is_null() const { return impl_->value().is_null(); }
-bool JsonValue::is_object() const { return impl_->value().is_object(); }
-bool JsonValue::is_string() const { return impl_->value().is_string(); }
-bool JsonValue::is_array() const { return impl_->value().is_array(); }
-bool JsonValue::is_bool() const { return impl_->value().is_boolean(); }
-bool JsonValue::is_number() const { return impl_->value().is_number(); }
-bool JsonValue::is_integer() const { return impl_->value().is_number_integer() || impl_->value().is_number_unsigned(); }
-const std::string& JsonValue::string() const { return impl_->value().get_ref<const std::string&>(); }
-std::string JsonValue::Dump() const { return impl_->value().dump(); }
-
-JsonValue JsonValue::Child(const void* node) const {
-  JsonValue v;
-  v.impl_->document = impl_->document;
-  v.impl_->node = static_cast<const Json*>(node);
-  return v;
+// The nlohmann value of node `index`, for its JSON spelling.
+Json ToNlohmann(const Document& doc, uint32_t index) {
+  const Node& node = doc.nodes[index];
+  switch (node.kind) {
+    case Kind::kNull: return nullptr;
+    case Kind::kBool: return node.boolean;
+    case Kind::kInt: return node.integer;
+    case Kind::kUInt: return node.unsigned_integer;
+    case Kind::kDouble: return node.number;
+    case Kind::kString: return node.text;
+    case Kind::kArray: {
+      Json out = Json::array();
+      for (uint32_t k = 0; k < node.count; ++k) out.push_back(ToNlohmann(doc, doc.links[node.first + k]));
+      return out;
+    }
+    case Kind::kObject: {
+      Json out = Json::object();
+      for (uint32_t k = 0; k < node.count; ++k) {
+        const uint32_t member = doc.links[node.first + k];
+        out[doc.nodes[member].key] = ToNlohmann(doc, member);
+      }
+      return out;
+    }
+  }
+  return nullptr;
 }
 
-std::vector<std::pair<std::string, JsonValue>> JsonValue::Members() const {
-  std::vector<std::pair<std::string, JsonValue>> out;
-  const Json& value = impl_->value();
-  for (auto it = value.begin(); it != value.end(); ++it) out.emplace_back(it.key(), Child(&it.value()));
+const Node& NullNode() {
+  static const Node* null = new Node();
+  return *null;
+}
+
+}  // namespace
+
+Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
+  size_t tokens = CountStructuralTokens(line);
+  if (tokens > kMaxStructuralTokens) {
+    return ResourceLimitExceeded("graph_batch_json_structural_slots", kMaxStructuralTokens, tokens);
+  }
+  // One parser per thread: it keeps its buffers from line to line.
+  thread_local simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (parser.parse(line.data(), line.size()).get(root) == simdjson::SUCCESS) {
+    auto doc = std::make_shared<Document>();
+    OG_RETURN_IF_ERROR(DocumentBuilder<SimdjsonTree>().Build(root, doc.get()));
+    return JsonValue(std::move(doc), 0);
+  }
+  OG_ASSIGN_OR_RETURN(std::shared_ptr<Document> doc, ParseWithNlohmann(line));
+  return JsonValue(std::move(doc), 0);
+}
+
+const JsonValue::Node& JsonValue::node() const { return document_ ? document_->nodes[node_] : NullNode(); }
+
+bool JsonValue::is_null() const { return node().kind == Kind::kNull; }
+bool JsonValue::is_object() const { return node().kind == Kind::kObject; }
+bool JsonValue::is_string() const { return node().kind == Kind::kString; }
+bool JsonValue::is_array() const { return node().kind == Kind::kArray; }
+bool JsonValue::is_bool() const { return node().kind == Kind::kBool; }
+bool JsonValue::is_number() const { return node().is_number(); }
+bool JsonValue::is_integer() const { return node().is_integer(); }
+const std::string& JsonValue::string() const { return node().text; }
+
+std::string JsonValue::Dump() const {
+  if (!document_) return "null";
+  return ToNlohmann(*document_, node_).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::vector<std::pair<std::string_view, JsonValue>> JsonValue::Members() const {
+  std::vector<std::pair<std::string_view, JsonValue>> out;
+  const Node& n = node();
+  if (n.kind != Kind::kObject) return out;
+  out.reserve(n.count);
+  for (uint32_t k = 0; k < n.count; ++k) {
+    const uint32_t member = document_->links[n.first + k];
+    out.emplace_back(document_->nodes[member].key, Child(member));
+  }
   return out;
 }
 
 std::optional<JsonValue> JsonValue::Get(std::string_view key) const {
-  const Json& value = impl_->value();
-  if (!value.is_object()) return std::nullopt;
-  // ordered_json keeps members in a vector; lines hold a handful of them.
-  for (auto it = value.begin(); it != value.end(); ++it) {
-    if (it.key() == key) return Child(&it.value());
+  const Node& n = node();
+  if (n.kind != Kind::kObject) return std::nullopt;
+  // Lines hold a handful of members: a scan beats any index.
+  for (uint32_t k = 0; k < n.count; ++k) {
+    const uint32_t member = document_->links[n.first + k];
+    if (document_->nodes[member].key == key) return Child(member);
   }
   return std::nullopt;
 }
 
 std::vector<JsonValue> JsonValue::Elements() const {
   std::vector<JsonValue> out;
-  for (const Json& element : impl_->value()) out.push_back(Child(&element));
+  const Node& n = node();
+  if (n.kind != Kind::kArray) return out;
+  out.reserve(n.count);
+  for (uint32_t k = 0; k < n.count; ++k) out.push_back(Child(document_->links[n.first + k]));
   return out;
 }
 
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
                           ArrayBuilder* builder) {
-  const Json& v = value.impl().value();
-  if (v.is_null()) {
+  const Node& v = value.node();
+  if (v.kind == Kind::kNull) {
     if (!type.nullable) {
       return InvalidArgument(fmt::format("non-nullable property '{}' has null or invalid values", property));
     }
     builder->AppendNull();
     return Status::OK();
   }
-  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+  if (v.kind == Kind::kDouble && !std::isfinite(v.number)) {
     return InvalidArgument(fmt::format("property '{}' value is not a finite number", property));
   }
   switch (type.shape) {
     case compiler::PropertyType::Shape::kScalar:
     case compiler::PropertyType::Shape::kEnum:
-      return AppendScalarValue(v, type.scalar, property, builder);
+      return AppendScalarValue(value, type.scalar, property, builder);
     case compiler::PropertyType::Shape::kList: {
-      if (!v.is_array()) return TypeMismatch(property, fmt::format("a list of {}", PhysicalName(type.scalar)), v);
+      if (v.kind != Kind::kArray) {
+        return TypeMismatch(property, fmt::format("a list of {}", PhysicalName(type.scalar)), value);
+      }
       auto* list = static_cast<ListBuilder*>(builder);
       list->Append();
-      for (const Json& item : v) {
+      for (const JsonValue& item : value.Elements()) {
         if (item.is_null()) {
           return InvalidArgument(fmt::format("strict list property '{}' contains a null or invalid item", property));
         }
@@ -410,20 +623,21 @@ Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& 
       return Status::OK();
     }
     case compiler::PropertyType::Shape::kVector: {
-      if (!v.is_array()) return TypeMismatch(property, fmt::format("Vector({})", type.vector_dim), v);
-      if (static_cast<int64_t>(v.size()) != type.vector_dim) {
+      if (v.kind != Kind::kArray) return TypeMismatch(property, fmt::format("Vector({})", type.vector_dim), value);
+      if (static_cast<int64_t>(v.count) != type.vector_dim) {
         return InvalidArgument(fmt::format("vector property '{}' expects {} dimensions, got {}", property,
-                                           type.vector_dim, v.size()));
+                                           type.vector_dim, v.count));
       }
       auto* fsl = static_cast<FixedSizeListBuilder*>(builder);
       std::vector<float> values;
-      values.reserve(v.size());
-      for (const Json& item : v) {
-        if (!item.is_number() || !std::isfinite(item.get<double>()) ||
-            !std::isfinite(static_cast<float>(item.get<double>()))) {
+      values.reserve(v.count);
+      for (const JsonValue& element : value.Elements()) {
+        const Node& item = element.node();
+        if (!item.is_number() || !std::isfinite(item.AsDouble()) ||
+            !std::isfinite(static_cast<float>(item.AsDouble()))) {
           return InvalidArgument(fmt::format("vector property '{}' holds a non-numeric or non-finite element", property));
         }
-        values.push_back(static_cast<float>(item.get<double>()));
+        values.push_back(static_cast<float>(item.AsDouble()));
       }
       fsl->AppendFloats(values.data());
       return Status::OK();

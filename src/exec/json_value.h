@@ -21,20 +21,25 @@ namespace omnigraph::exec {
 inline constexpr size_t kMaxLineBytes = 32u << 20;
 inline constexpr size_t kMaxStructuralTokens = 131072;
 
-// A parsed JSON value. Wraps nlohmann::json without exposing it in headers.
+// Deepest nesting of arrays and objects a line may hold. A graph line needs
+// four levels (line, data, list, item); the bound keeps every recursive
+// walk of a parsed line (conversion, echo in messages) far from the stack's
+// limit, which the structural-token limit alone would not.
+inline constexpr size_t kMaxJsonDepth = 4096;
+
+// A parsed JSON value: a handle to one node of an immutable parsed line,
+// cheap to copy (values handed out by Get/Members/Elements share the line's
+// document). Default-constructed, it is JSON null.
 class JsonValue {
  public:
-  JsonValue();
-  ~JsonValue();
-  JsonValue(JsonValue&&) noexcept;
-  JsonValue& operator=(JsonValue&&) noexcept;
-  JsonValue(const JsonValue&);
-  JsonValue& operator=(const JsonValue&);
+  JsonValue() = default;
 
-  // Parses one line. Errors (InvalidArgument, message without location; the
-  // caller prefixes file:line): malformed JSON ("invalid JSON at column N:
-  // …"), "duplicate JSON member 'k'", too many structural tokens
-  // (ResourceLimitExceeded "graph_batch_json_structural_slots").
+  // Parses one line: with simdjson when the line is valid, falling back to
+  // a second, slower parser only to describe what is wrong. Errors
+  // (InvalidArgument, message without location; the caller prefixes
+  // file:line): malformed JSON ("invalid JSON at column N: …"), "duplicate
+  // JSON member 'k'", nesting deeper than kMaxJsonDepth, too many structural
+  // tokens (ResourceLimitExceeded "graph_batch_json_structural_slots").
   static Result<JsonValue> ParseLine(std::string_view line);
 
   bool is_null() const;
@@ -47,19 +52,24 @@ class JsonValue {
   const std::string& string() const;
   // JSON spelling of the value (for messages).
   std::string Dump() const;
-  // Object members in document order (only for objects).
-  std::vector<std::pair<std::string, JsonValue>> Members() const;
+  // Object members in document order (only for objects). The names view
+  // the document, which each member value keeps alive.
+  std::vector<std::pair<std::string_view, JsonValue>> Members() const;
   std::optional<JsonValue> Get(std::string_view key) const;  // nullopt if absent (objects only)
   std::vector<JsonValue> Elements() const;            // arrays only
 
-  struct Impl;
-  const Impl& impl() const { return *impl_; }
+  // The parsed line (defined in json_value.cc).
+  struct Document;
+  struct Node;
+  const Node& node() const;
 
  private:
-  // A value for `node` (a nlohmann::ordered_json inside this document).
-  JsonValue Child(const void* node) const;
+  JsonValue(std::shared_ptr<const Document> document, uint32_t node)
+      : document_(std::move(document)), node_(node) {}
+  JsonValue Child(uint32_t node) const { return JsonValue(document_, node); }
 
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const Document> document_;  // null: the value is null
+  uint32_t node_ = 0;
 };
 
 // Appends `value` (JSON) converted to property type `type` to `builder`

@@ -20,10 +20,11 @@ using compiler::EdgeType;
 using compiler::NodeType;
 using compiler::Property;
 
-const std::set<std::string_view>& ReservedNames() {
+// Lance system column names, refused as input fields.
+bool IsReservedName(std::string_view name) {
   static const std::set<std::string_view> kNames = {"_tombstone", "_rowid", "_rowaddr", "_rowoffset",
                                                     "_row_created_at_version", "_row_last_updated_at_version"};
-  return kNames;
+  return name.starts_with('_') && kNames.count(name) > 0;  // every one starts with '_'
 }
 
 // Rows of one table accumulated from the file.
@@ -130,7 +131,7 @@ class Loader {
       return LineError(line_no, "a graph batch record needs exactly one of 'type' (node) or 'edge'");
     }
     for (const auto& [name, value] : record.Members()) {
-      if (ReservedNames().count(name) || name == "id" || name == "src" || name == "dst") {
+      if (IsReservedName(name) || name == "id" || name == "src" || name == "dst") {
         return LineError(line_no, fmt::format("top-level field '{}' is reserved physical state", name));
       }
       bool allowed = type ? (name == "type" || name == "data")
@@ -168,14 +169,16 @@ class Loader {
     // Validate member names before converting values.
     std::optional<std::string> explicit_id;
     auto members = body.Members();
-    std::unordered_map<std::string_view, const JsonValue*> by_name;
+    // A line has a handful of fields: a scan per column beats a hash map.
+    std::vector<std::pair<std::string_view, const JsonValue*>>& by_name = members_scratch_;
+    by_name.clear();
     for (const auto& [name, value] : members) {
       if (name == "id") {
         if (!value.is_string()) return LineError(line_no, "'data.id' must be a string");
         explicit_id = value.string();
         continue;
       }
-      if (ReservedNames().count(name)) {
+      if (IsReservedName(name)) {
         return LineError(line_no, fmt::format("input field '{}' is reserved physical state", name));
       }
       if (in->edge && (name == "src" || name == "dst")) {
@@ -185,14 +188,17 @@ class Loader {
       if (!declared) {
         return LineError(line_no, fmt::format("unknown input field '{}' for '{}'", name, in->table_key));
       }
-      by_name[name] = &value;
+      by_name.emplace_back(name, &value);
     }
     JsonValue null_value;  // default-constructed = null
     for (size_t c = 0; c < in->columns.size(); ++c) {
       const Property* property = in->properties[c];
       if (property == nullptr) continue;  // id / src / dst, filled at the end
-      auto it = by_name.find(property->name);
-      const JsonValue& value = it == by_name.end() ? null_value : *it->second;
+      const JsonValue* found = &null_value;
+      for (const auto& [name, value] : by_name) {
+        if (name == property->name) found = value;
+      }
+      const JsonValue& value = *found;
       Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get());
       if (!st.ok()) return LineError(line_no, st.message());
     }
@@ -210,8 +216,10 @@ class Loader {
     for (size_t c = 0; c < in.columns.size(); ++c) {
       if (in.properties[c]) columns[c] = in.columns[c]->Finish();
     }
-    // Ids.
+    // Ids. A generated id (a fresh ULID: time and 80 random bits) is unique
+    // by construction, so only given and key-derived ids can repeat.
     std::vector<std::string> ids(rows);
+    std::vector<bool> generated(static_cast<size_t>(rows), false);
     for (int64_t r = 0; r < rows; ++r) {
       if (in.node && in.node->keyed()) {
         std::vector<Scalar> key;
@@ -224,14 +232,16 @@ class Loader {
         }
         ids[r] = std::move(*derived);
       } else {
+        generated[static_cast<size_t>(r)] = !in.explicit_ids[r];
         ids[r] = in.explicit_ids[r] ? *in.explicit_ids[r] : compiler::NewEntityId();
       }
     }
     // Duplicates within the file.
-    graph::IdIndex last(static_cast<size_t>(rows));  // id -> its last row
+    graph::IdIndex last(static_cast<size_t>(std::count(generated.begin(), generated.end(), false)));  // id -> last row
     std::vector<int64_t> keep;
     bool repeated = false;
     for (int64_t r = 0; r < rows; ++r) {
+      if (generated[static_cast<size_t>(r)]) continue;
       bool inserted = false;
       int64_t& last_row = last.FindOrInsert(ids[r], r, &inserted);
       if (inserted) continue;
@@ -252,7 +262,7 @@ class Loader {
       last_row = r;  // merge: the last occurrence wins
     }
     for (int64_t r = 0; r < rows; ++r) {
-      if (repeated && last.Find(ids[r]) != r) continue;  // a later line replaced it
+      if (repeated && !generated[static_cast<size_t>(r)] && last.Find(ids[r]) != r) continue;  // replaced later
       keep.push_back(r);
       in.finished_lines.push_back(in.lines[r]);
     }
@@ -335,6 +345,8 @@ class Loader {
   const LoadProgress& progress_;
   std::map<std::string, TableInput> inputs_;
   uint64_t total_ = 0;
+  // The current line's data fields, reused from line to line.
+  std::vector<std::pair<std::string_view, const JsonValue*>> members_scratch_;
 };
 
 }  // namespace

@@ -38,33 +38,63 @@ std::string ValueText(const Array& column, int64_t row) {
 // The view of one table after the write: committed survivors plus upserts.
 class EffectiveTable {
  public:
-  EffectiveTable(const TableDelta* delta, TableDataPtr committed) : delta_(delta), committed_(std::move(committed)) {
-    if (delta_ && delta_->upserts) {
-      // Views into the delta's id column, which outlives this table.
-      const Array& ids = *delta_->upserts->GetColumn("id");
-      upsert_row_.Reserve(static_cast<size_t>(ids.length()));
-      for (int64_t r = 0; r < ids.length(); ++r) upsert_row_.Insert(ids.GetView(r), r);
-    }
-  }
+  EffectiveTable(const TableDelta* delta, TableDataPtr committed) : delta_(delta), committed_(std::move(committed)) {}
 
   bool Contains(std::string_view id) const {
-    if (upsert_row_.Find(id) >= 0) return true;
+    if (UpsertIndex().Find(id) >= 0) return true;
     return CommittedSurvives(id) && committed_ && committed_->RowOf(id) >= 0;
+  }
+  // found[i] = Contains(ids[i]), with the lookups of each index pipelined
+  // (IdIndex::FindMany): the endpoints of every written edge are checked
+  // this way.
+  void ContainsMany(const std::vector<std::string_view>& ids, std::vector<bool>* found) const {
+    std::vector<int64_t> rows;
+    UpsertIndex().FindMany(ids, &rows);
+    found->assign(ids.size(), false);
+    std::vector<std::string_view> committed_ids;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (rows[i] >= 0) {
+        (*found)[i] = true;
+      } else if (committed_ && CommittedSurvivesUnlessUpserted(ids[i])) {
+        committed_ids.push_back(ids[i]);
+        where.push_back(i);
+      }
+    }
+    if (committed_ids.empty()) return;
+    committed_->RowsOf(committed_ids, &rows);
+    for (size_t k = 0; k < where.size(); ++k) (*found)[where[k]] = rows[k] >= 0;
   }
   // Whether committed row `id` is still visible (not replaced, deleted or shadowed).
   bool CommittedSurvives(std::string_view id) const {
-    if (!delta_) return true;
-    if (delta_->replace_all) return false;
-    if (!delta_->deleted_ids.empty() && delta_->deleted_ids.count(std::string(id))) return false;
-    return upsert_row_.Find(id) < 0;
+    return CommittedSurvivesUnlessUpserted(id) && (!delta_ || UpsertIndex().Find(id) < 0);
   }
   const TableDataPtr& committed() const { return committed_; }
   const RecordBatchPtr* upserts() const { return delta_ && delta_->upserts ? &delta_->upserts : nullptr; }
 
  private:
+  bool CommittedSurvivesUnlessUpserted(std::string_view id) const {
+    if (!delta_) return true;
+    if (delta_->replace_all) return false;
+    return delta_->deleted_ids.empty() || !delta_->deleted_ids.count(std::string(id));
+  }
+  // Id -> row of the written rows, built on first use: most tables a write
+  // touches (an edge table of a load) are never probed by id.
+  const graph::IdIndex& UpsertIndex() const {
+    if (!upsert_index_built_ && delta_ && delta_->upserts) {
+      // Views into the delta's id column, which outlives this table.
+      const Array& ids = *delta_->upserts->GetColumn("id");
+      upsert_row_.Reserve(static_cast<size_t>(ids.length()));
+      for (int64_t r = 0; r < ids.length(); ++r) upsert_row_.Insert(ids.GetView(r), r);
+    }
+    upsert_index_built_ = true;
+    return upsert_row_;
+  }
+
   const TableDelta* delta_;
   TableDataPtr committed_;
-  graph::IdIndex upsert_row_;
+  mutable graph::IdIndex upsert_row_;
+  mutable bool upsert_index_built_ = false;
 };
 
 class Validator {
@@ -238,14 +268,24 @@ class Validator {
     const Array& ids = *rows.GetColumn("id");
     const Array& src = *rows.GetColumn("src");
     const Array& dst = *rows.GetColumn("dst");
+    std::vector<std::string_view> src_ids(static_cast<size_t>(rows.num_rows()));
+    std::vector<std::string_view> dst_ids(src_ids.size());
     for (int64_t r = 0; r < rows.num_rows(); ++r) {
+      src_ids[static_cast<size_t>(r)] = src.GetView(r);
+      dst_ids[static_cast<size_t>(r)] = dst.GetView(r);
+    }
+    std::vector<bool> src_found, dst_found;
+    from->ContainsMany(src_ids, &src_found);
+    to->ContainsMany(dst_ids, &dst_found);
+    // The first failing row in row order, src before dst.
+    for (int64_t r = 0; r < rows.num_rows(); ++r) {
+      const size_t k = static_cast<size_t>(r);
+      if (src_found[k] && dst_found[k]) continue;
       if (committed && !self->CommittedSurvives(ids.GetView(r))) continue;
-      if (!from->Contains(src.GetView(r))) {
+      if (!src_found[k]) {
         return at_row(InvalidArgument(fmt::format("src '{}' not found in {}", src.GetView(r), edge.from_type)), r);
       }
-      if (!to->Contains(dst.GetView(r))) {
-        return at_row(InvalidArgument(fmt::format("dst '{}' not found in {}", dst.GetView(r), edge.to_type)), r);
-      }
+      return at_row(InvalidArgument(fmt::format("dst '{}' not found in {}", dst.GetView(r), edge.to_type)), r);
     }
     return Status::OK();
   }

@@ -1,7 +1,8 @@
 #include "util/ulid.h"
 
-#include <unistd.h>
+#include <pthread.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -33,19 +34,34 @@ Ulid Ulid::FromParts(uint64_t unix_ms, uint64_t random_high16, uint64_t random_l
   return u;
 }
 
+namespace {
+
+// Bumped in every forked child, so a child never continues its parent's
+// monotonic sequence (children forked in one millisecond would all mint
+// last+1). Cheaper than comparing getpid(), a system call, per id.
+std::atomic<uint64_t> fork_generation{0};
+
+void RegisterForkHandler() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); }); });
+}
+
+}  // namespace
+
 Ulid Ulid::New() {
   static std::mutex mutex;
   static Ulid last;
-  static pid_t last_pid = 0;
+  static uint64_t last_generation = 0;
+  static bool minted = false;
+  RegisterForkHandler();
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
   std::lock_guard<std::mutex> lock(mutex);
-  // A forked child must not continue its parent's monotonic sequence:
-  // children forked in one millisecond would all mint last+1.
-  pid_t pid = ::getpid();
-  bool inherited = pid != last_pid;
-  last_pid = pid;
+  const uint64_t generation = fork_generation.load();
+  const bool inherited = !minted || generation != last_generation;
+  last_generation = generation;
+  minted = true;
   Ulid next;
   if (!inherited && now <= last.unix_ms()) {
     // Same (or earlier) millisecond: increment the 80-bit random part.

@@ -266,5 +266,29 @@ TEST_F(LoadTest, LargeWrongValuesAreEchoedShortened) {
   EXPECT_EQ(small.status().message(), "small.jsonl:1: strict property 'name' expects Utf8, got [1,2]");
 }
 
+// Nesting is bounded (exec::kMaxJsonDepth) so that no walk of a parsed line
+// can exhaust the stack: 60,000 levels fit the structural-token limit.
+TEST_F(LoadTest, DeepNestingIsRefusedWithoutCrashing) {
+  auto g = Init(kPeopleSchema);
+  std::string nested = std::string(60000, '[') + std::string(60000, ']');
+  auto r = g->Load(R"({"type":"Person","data":{"name":)" + nested + "}}\n", "deep.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(r.status().message(), "deep.jsonl:1: JSON nesting deeper than 4096 levels");
+  EXPECT_EQ(g->ListCommits()->size(), 1u);
+}
+
+// Lines the fast parser refuses but JSON allows (an integer beyond 64 bits)
+// take the slow path, which must apply every rule the fast one does.
+TEST_F(LoadTest, SlowPathLinesFollowTheSameRules) {
+  auto g = Init(kPeopleSchema);
+  auto duplicate = g->Load(R"({"type":"Person","data":{"name":"a","name":"b","x":18446744073709551616}})",
+                           "dup.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(duplicate.status().message(), "dup.jsonl:1: duplicate JSON member 'name'");
+  auto big = g->Load(R"({"type":"Person","data":{"name":18446744073709551616}})", "big.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(big.status().message(), "big.jsonl:1: strict property 'name' expects Utf8, got 1.8446744073709552e+19");
+  auto loaded = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"\u00e9t\u00e9\"}}\n", "ok.jsonl", LoadMode::kMerge);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(*g->Export("main", {}), "{\"type\":\"Person\",\"data\":{\"id\":\"été\",\"name\":\"été\"}}\n");
+}
+
 }  // namespace
 }  // namespace omnigraph::api

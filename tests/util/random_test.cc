@@ -93,3 +93,33 @@ TEST(Ulid, SpellingRoundTripsAndSorts) {
 
 }  // namespace
 }  // namespace omnigraph
+
+namespace omnigraph {
+namespace {
+
+// Within one millisecond the parent mints last+1; a child forked after
+// `first` must not mint that same id.
+TEST(Ulid, ForkedChildDoesNotContinueTheParentsSequence) {
+  Ulid first = Ulid::New();
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    Ulid child = Ulid::New();
+    (void)!write(fds[1], child.bytes.data(), child.bytes.size());
+    _exit(0);
+  }
+  Ulid parent = Ulid::New();
+  Ulid child;
+  ASSERT_EQ(read(fds[0], child.bytes.data(), child.bytes.size()), static_cast<ssize_t>(child.bytes.size()));
+  waitpid(pid, nullptr, 0);
+  close(fds[0]);
+  close(fds[1]);
+  EXPECT_NE(parent, child);
+  EXPECT_NE(first, child);
+  EXPECT_LT(first, parent);
+}
+
+}  // namespace
+}  // namespace omnigraph
