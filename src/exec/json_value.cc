@@ -24,9 +24,11 @@ struct JsonValue::Node {
   int64_t integer = 0;            // kInt
   uint64_t unsigned_integer = 0;  // kUInt
   double number = 0;              // kDouble
-  std::string text;               // kString
-  std::string key;                // the member name, for a node that is an object member
-  uint32_t first = 0;             // kArray / kObject: children are links[first, first + count)
+  uint32_t text_begin = 0;        // kString: the value's bytes in the document's arena
+  uint32_t text_size = 0;
+  uint32_t key_begin = 0;  // a member of an object: its name's bytes in the arena
+  uint32_t key_size = 0;
+  uint32_t first = 0;  // kArray / kObject: children are links[first, first + count)
   uint32_t count = 0;
 
   bool is_integer() const { return kind == Kind::kInt || kind == Kind::kUInt; }
@@ -38,10 +40,21 @@ struct JsonValue::Node {
   }
 };
 
-// Nodes in document order; node 0 is the line's value.
+// Nodes in document order (node 0 is the line's value); every string and
+// member name lives in one arena, so nodes are plain values.
 struct JsonValue::Document {
   std::vector<Node> nodes;
   std::vector<uint32_t> links;
+  std::string arena;
+
+  // Appends `bytes` to the arena; returns where they start.
+  uint32_t Store(std::string_view bytes) {
+    const uint32_t begin = static_cast<uint32_t>(arena.size());
+    arena.append(bytes);
+    return begin;
+  }
+  std::string_view Text(const Node& n) const { return std::string_view(arena).substr(n.text_begin, n.text_size); }
+  std::string_view Key(const Node& n) const { return std::string_view(arena).substr(n.key_begin, n.key_size); }
 };
 
 using Node = JsonValue::Node;
@@ -49,34 +62,6 @@ using Kind = JsonValue::Node::Kind;
 using Document = JsonValue::Document;
 
 namespace {
-
-// Member names of one object being converted. Objects in graph lines have
-// a handful of members, so a linear scan of a reused vector avoids a node
-// allocation per name; objects beyond kLinearMembers switch to a set to
-// stay O(n log n) on hostile input. Names are views into the parser's
-// storage, alive while the object is converted.
-class MemberNames {
- public:
-  // False when `name` was already inserted.
-  bool Insert(std::string_view name) {
-    if (!large_.empty()) return large_.insert(name).second;
-    for (std::string_view seen : linear_) {
-      if (seen == name) return false;
-    }
-    if (linear_.size() < kLinearMembers) {
-      linear_.push_back(name);
-      return true;
-    }
-    large_.insert(linear_.begin(), linear_.end());
-    linear_.clear();
-    return large_.insert(name).second;
-  }
-
- private:
-  static constexpr size_t kLinearMembers = 32;
-  std::vector<std::string_view> linear_;
-  std::set<std::string_view> large_;
-};
 
 // Counts { } [ ] , : outside string literals.
 size_t CountStructuralTokens(std::string_view text) {
@@ -187,7 +172,7 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
   switch (kind) {
     case ScalarKind::kString:
       if (v.kind != Kind::kString) return TypeMismatch(property, physical, value);
-      static_cast<BinaryBuilder*>(builder)->Append(v.text);
+      static_cast<BinaryBuilder*>(builder)->Append(value.string());
       return Status::OK();
     case ScalarKind::kBool:
       if (v.kind != Kind::kBool) return TypeMismatch(property, physical, value);
@@ -220,7 +205,7 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
         return AppendInteger<int32_t>(value, property, physical, builder);
       }
       if (v.kind != Kind::kString) return TypeMismatch(property, physical, value);
-      auto days = compiler::ParseDate(v.text);
+      auto days = compiler::ParseDate(value.string());
       if (!days) return InvalidArgument(fmt::format("property '{}': invalid Date literal {}", property, Echo(value)));
       static_cast<Int32Builder*>(builder)->Append(*days);
       return Status::OK();
@@ -230,7 +215,7 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
         return AppendInteger<int64_t>(value, property, physical, builder);
       }
       if (v.kind != Kind::kString) return TypeMismatch(property, physical, value);
-      auto ms = compiler::ParseDateTime(v.text);
+      auto ms = compiler::ParseDateTime(value.string());
       if (!ms) return InvalidArgument(fmt::format("property '{}': invalid DateTime literal {}", property, Echo(value)));
       static_cast<Int64Builder*>(builder)->Append(*ms);
       return Status::OK();
@@ -240,7 +225,7 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
         return InvalidArgument(
             fmt::format("blob property '{}' must be a URI string or base64: prefixed data", property));
       }
-      const std::string& text = v.text;
+      const std::string_view text = value.string();
       constexpr std::string_view kPrefix = "base64:";
       if (text.rfind(kPrefix, 0) != 0) {
         return InvalidArgument(fmt::format(
@@ -306,6 +291,7 @@ class DocumentBuilder {
   Status Build(const Element& root, Document* doc) {
     doc_ = doc;
     doc_->nodes.reserve(8);
+    doc_->links.reserve(8);
     Add(root, 1);
     if (too_deep_) return InvalidArgument(fmt::format("JSON nesting deeper than {} levels", kMaxJsonDepth));
     if (!duplicate_.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate_));
@@ -313,50 +299,80 @@ class DocumentBuilder {
   }
 
  private:
-  // Adds `e` and its subtree; returns its node index.
+  // Adds `e` and its subtree; returns its node index. Children collect on
+  // one stack shared by every level, so converting allocates nothing per
+  // container.
   uint32_t Add(const Element& e, size_t depth) {
     const uint32_t index = static_cast<uint32_t>(doc_->nodes.size());
     doc_->nodes.emplace_back();
-    Tree::Fill(e, &doc_->nodes.back());
+    Tree::Fill(e, &doc_->nodes.back(), doc_);
     const Kind kind = doc_->nodes.back().kind;
     if (kind != Kind::kArray && kind != Kind::kObject) return index;
     if (depth >= kMaxJsonDepth) {
       too_deep_ = true;
       return index;
     }
-    std::vector<uint32_t> children;
+    const size_t base = children_.size();
     if (kind == Kind::kArray) {
       Tree::ForEachElement(e, [&](const Element& child) {
-        if (!too_deep_) children.push_back(Add(child, depth + 1));
+        if (!too_deep_) children_.push_back(Add(child, depth + 1));
       });
     } else {
-      MemberNames names;
+      std::set<std::string_view> large;  // names, once the object is large
       Tree::ForEachMember(e, [&](std::string_view key, const Element& child) {
         if (too_deep_) return;
-        if (!names.Insert(key) && duplicate_.empty()) duplicate_ = std::string(key);
+        if (!IsNewMember(key, base, &large) && duplicate_.empty()) duplicate_ = std::string(key);
         const uint32_t member = Add(child, depth + 1);
-        doc_->nodes[member].key = std::string(key);
-        children.push_back(member);
+        Node& named = doc_->nodes[member];
+        named.key_size = static_cast<uint32_t>(key.size());
+        named.key_begin = doc_->Store(key);
+        children_.push_back(member);
       });
     }
     Node& node = doc_->nodes[index];
     node.first = static_cast<uint32_t>(doc_->links.size());
-    node.count = static_cast<uint32_t>(children.size());
-    doc_->links.insert(doc_->links.end(), children.begin(), children.end());
+    node.count = static_cast<uint32_t>(children_.size() - base);
+    doc_->links.insert(doc_->links.end(), children_.begin() + static_cast<std::ptrdiff_t>(base), children_.end());
+    children_.resize(base);
     return index;
   }
 
+  // Whether `key` differs from the names of the members added since
+  // `base`. Objects in graph lines have a handful of members, so a scan of
+  // the siblings beats any set; beyond kLinearMembers names move to
+  // `large` to stay O(n log n) on hostile input.
+  bool IsNewMember(std::string_view key, size_t base, std::set<std::string_view>* large) const {
+    static constexpr size_t kLinearMembers = 32;
+    const size_t members = children_.size() - base;
+    if (members < kLinearMembers) {
+      for (size_t k = base; k < children_.size(); ++k) {
+        if (doc_->Key(doc_->nodes[children_[k]]) == key) return false;
+      }
+      return true;
+    }
+    if (large->empty()) {
+      for (size_t k = base; k < children_.size(); ++k) large->insert(doc_->Key(doc_->nodes[children_[k]]));
+    }
+    return large->insert(key).second;
+  }
+
   Document* doc_ = nullptr;
+  std::vector<uint32_t> children_;  // children of the containers being added
   std::string duplicate_;
   bool too_deep_ = false;
 };
+
+void StoreText(std::string_view text, Node* node, Document* doc) {
+  node->text_size = static_cast<uint32_t>(text.size());
+  node->text_begin = doc->Store(text);
+}
 
 // simdjson's DOM: the fast path for every valid line.
 struct SimdjsonTree {
   using Element = simdjson::dom::element;
 
   // Types are those e.type() reported, so the typed conversions never throw.
-  static void Fill(const Element& e, Node* node) {
+  static void Fill(const Element& e, Node* node, Document* doc) {
     switch (e.type()) {
       case simdjson::dom::element_type::ARRAY: node->kind = Kind::kArray; break;
       case simdjson::dom::element_type::OBJECT: node->kind = Kind::kObject; break;
@@ -374,7 +390,7 @@ struct SimdjsonTree {
         break;
       case simdjson::dom::element_type::STRING:
         node->kind = Kind::kString;
-        node->text = std::string(std::string_view(e));
+        StoreText(std::string_view(e), node, doc);
         break;
       case simdjson::dom::element_type::BOOL:
         node->kind = Kind::kBool;
@@ -402,7 +418,7 @@ struct SimdjsonTree {
 struct NlohmannTree {
   using Element = Json;
 
-  static void Fill(const Json& e, Node* node) {
+  static void Fill(const Json& e, Node* node, Document* doc) {
     switch (e.type()) {
       case Json::value_t::array: node->kind = Kind::kArray; break;
       case Json::value_t::object: node->kind = Kind::kObject; break;
@@ -420,7 +436,7 @@ struct NlohmannTree {
         break;
       case Json::value_t::string:
         node->kind = Kind::kString;
-        node->text = e.get<std::string>();
+        StoreText(e.get_ref<const std::string&>(), node, doc);
         break;
       case Json::value_t::boolean:
         node->kind = Kind::kBool;
@@ -498,7 +514,7 @@ Json ToNlohmann(const Document& doc, uint32_t index) {
     case Kind::kInt: return node.integer;
     case Kind::kUInt: return node.unsigned_integer;
     case Kind::kDouble: return node.number;
-    case Kind::kString: return node.text;
+    case Kind::kString: return std::string(doc.Text(node));
     case Kind::kArray: {
       Json out = Json::array();
       for (uint32_t k = 0; k < node.count; ++k) out.push_back(ToNlohmann(doc, doc.links[node.first + k]));
@@ -508,7 +524,7 @@ Json ToNlohmann(const Document& doc, uint32_t index) {
       Json out = Json::object();
       for (uint32_t k = 0; k < node.count; ++k) {
         const uint32_t member = doc.links[node.first + k];
-        out[doc.nodes[member].key] = ToNlohmann(doc, member);
+        out[std::string(doc.Key(doc.nodes[member]))] = ToNlohmann(doc, member);
       }
       return out;
     }
@@ -533,6 +549,7 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
   simdjson::dom::element root;
   if (parser.parse(line.data(), line.size()).get(root) == simdjson::SUCCESS) {
     auto doc = std::make_shared<Document>();
+    doc->arena.reserve(line.size());  // unescaped strings never outgrow the line
     OG_RETURN_IF_ERROR(DocumentBuilder<SimdjsonTree>().Build(root, doc.get()));
     return JsonValue(std::move(doc), 0);
   }
@@ -549,7 +566,7 @@ bool JsonValue::is_array() const { return node().kind == Kind::kArray; }
 bool JsonValue::is_bool() const { return node().kind == Kind::kBool; }
 bool JsonValue::is_number() const { return node().is_number(); }
 bool JsonValue::is_integer() const { return node().is_integer(); }
-const std::string& JsonValue::string() const { return node().text; }
+std::string_view JsonValue::string() const { return document_ ? document_->Text(node()) : std::string_view(); }
 
 std::string JsonValue::Dump() const {
   if (!document_) return "null";
@@ -563,7 +580,7 @@ std::vector<std::pair<std::string_view, JsonValue>> JsonValue::Members() const {
   out.reserve(n.count);
   for (uint32_t k = 0; k < n.count; ++k) {
     const uint32_t member = document_->links[n.first + k];
-    out.emplace_back(document_->nodes[member].key, Child(member));
+    out.emplace_back(document_->Key(document_->nodes[member]), Child(member));
   }
   return out;
 }
@@ -574,7 +591,7 @@ std::optional<JsonValue> JsonValue::Get(std::string_view key) const {
   // Lines hold a handful of members: a scan beats any index.
   for (uint32_t k = 0; k < n.count; ++k) {
     const uint32_t member = document_->links[n.first + k];
-    if (document_->nodes[member].key == key) return Child(member);
+    if (document_->Key(document_->nodes[member]) == key) return Child(member);
   }
   return std::nullopt;
 }

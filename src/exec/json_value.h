@@ -49,7 +49,7 @@ class JsonValue {
   bool is_bool() const;
   bool is_number() const;
   bool is_integer() const;  // a JSON number without fraction or exponent that fits int64 or uint64
-  const std::string& string() const;
+  std::string_view string() const;  // views the document, alive while any value of it is
   // JSON spelling of the value (for messages).
   std::string Dump() const;
   // Object members in document order (only for objects). The names view

@@ -96,6 +96,25 @@ class Loader {
     return InvalidArgument(fmt::format("{}:{}: {}", file_, line, what));
   }
 
+  // The input of node (or edge) type `name`. Files run long stretches of
+  // one type, so the last answer is kept.
+  Result<TableInput*> InputOf(bool is_node, std::string_view name, uint64_t line_no) {
+    if (last_input_ != nullptr && last_is_node_ == is_node && last_input_->type_name == name) return last_input_;
+    TableInput* in = nullptr;
+    if (is_node) {
+      const NodeType* node = catalog_.FindNode(name);
+      if (!node) return LineError(line_no, fmt::format("unknown node type '{}'", name));
+      OG_ASSIGN_OR_RETURN(in, Input(node, nullptr));
+    } else {
+      const EdgeType* e = catalog_.FindEdge(name);
+      if (!e) return LineError(line_no, fmt::format("unknown edge type '{}'", name));
+      OG_ASSIGN_OR_RETURN(in, Input(nullptr, e));
+    }
+    last_is_node_ = is_node;
+    last_input_ = in;
+    return in;
+  }
+
   Result<TableInput*> Input(const NodeType* node, const EdgeType* edge) {
     std::string key = node ? node->TableKey() : edge->TableKey();
     auto it = inputs_.find(key);
@@ -140,30 +159,21 @@ class Loader {
     }
     auto data = record.Get("data");
     if (data && !data->is_object()) return LineError(line_no, "'data' must be a JSON object");
-    JsonValue empty;
-    if (!data) {
-      auto parsed_empty = JsonValue::ParseLine("{}");
-      empty = *parsed_empty;
-    }
-    const JsonValue& body = data ? *data : empty;
+    const JsonValue body = data ? *data : JsonValue();  // null: no members
 
     TableInput* in = nullptr;
     if (type) {
       if (!type->is_string()) return LineError(line_no, "'type' must be a string");
-      const NodeType* node = catalog_.FindNode(type->string());
-      if (!node) return LineError(line_no, fmt::format("unknown node type '{}'", type->string()));
-      OG_ASSIGN_OR_RETURN(in, Input(node, nullptr));
+      OG_ASSIGN_OR_RETURN(in, InputOf(true, type->string(), line_no));
     } else {
       if (!edge->is_string()) return LineError(line_no, "'edge' must be a string");
-      const EdgeType* e = catalog_.FindEdge(edge->string());
-      if (!e) return LineError(line_no, fmt::format("unknown edge type '{}'", edge->string()));
-      OG_ASSIGN_OR_RETURN(in, Input(nullptr, e));
+      OG_ASSIGN_OR_RETURN(in, InputOf(false, edge->string(), line_no));
       auto from = record.Get("from");
       auto to = record.Get("to");
       if (!from || !from->is_string()) return LineError(line_no, "edge record needs a string 'from'");
       if (!to || !to->is_string()) return LineError(line_no, "edge record needs a string 'to'");
-      in->src.push_back(from->string());
-      in->dst.push_back(to->string());
+      in->src.emplace_back(from->string());
+      in->dst.emplace_back(to->string());
     }
 
     // Validate member names before converting values.
@@ -175,7 +185,7 @@ class Loader {
     for (const auto& [name, value] : members) {
       if (name == "id") {
         if (!value.is_string()) return LineError(line_no, "'data.id' must be a string");
-        explicit_id = value.string();
+        explicit_id = std::string(value.string());
         continue;
       }
       if (IsReservedName(name)) {
@@ -345,6 +355,8 @@ class Loader {
   const LoadProgress& progress_;
   std::map<std::string, TableInput> inputs_;
   uint64_t total_ = 0;
+  TableInput* last_input_ = nullptr;  // see InputOf
+  bool last_is_node_ = false;
   // The current line's data fields, reused from line to line.
   std::vector<std::pair<std::string_view, const JsonValue*>> members_scratch_;
 };

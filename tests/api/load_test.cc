@@ -276,6 +276,19 @@ TEST_F(LoadTest, DeepNestingIsRefusedWithoutCrashing) {
   EXPECT_EQ(g->ListCommits()->size(), 1u);
 }
 
+// Duplicate detection switches from a scan of siblings to a set for large
+// objects; both must find the first repeated name.
+TEST_F(LoadTest, DuplicatesAreFoundInLargeObjects) {
+  auto g = Init(kPeopleSchema);
+  for (int repeat_at : {5, 40}) {
+    std::string data = R"({"type":"Person","data":{)";
+    for (int k = 0; k < 50; ++k) data += fmt::format(R"("f{}":{},)", k, k);
+    data += fmt::format(R"("f{}":1}}}})", repeat_at) + "\n";
+    auto r = g->Load(data, "wide.jsonl", LoadMode::kMerge);
+    EXPECT_EQ(r.status().message(), fmt::format("wide.jsonl:1: duplicate JSON member 'f{}'", repeat_at));
+  }
+}
+
 // Lines the fast parser refuses but JSON allows (an integer beyond 64 bits)
 // take the slow path, which must apply every rule the fast one does.
 TEST_F(LoadTest, SlowPathLinesFollowTheSameRules) {
