@@ -548,7 +548,19 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
   thread_local simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (parser.parse(line.data(), line.size()).get(root) == simdjson::SUCCESS) {
-    auto doc = std::make_shared<Document>();
+    // The previous line's document, once nothing else holds it, is reused
+    // with its buffers: a load parses one line at a time.
+    thread_local std::shared_ptr<Document> spare;
+    std::shared_ptr<Document> doc;
+    if (spare && spare.use_count() == 1) {
+      doc = spare;
+      doc->nodes.clear();
+      doc->links.clear();
+      doc->arena.clear();
+    } else {
+      doc = std::make_shared<Document>();
+      spare = doc;
+    }
     doc->arena.reserve(line.size());  // unescaped strings never outgrow the line
     OG_RETURN_IF_ERROR(DocumentBuilder<SimdjsonTree>().Build(root, doc.get()));
     return JsonValue(std::move(doc), 0);
@@ -573,16 +585,14 @@ std::string JsonValue::Dump() const {
   return ToNlohmann(*document_, node_).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::vector<std::pair<std::string_view, JsonValue>> JsonValue::Members() const {
-  std::vector<std::pair<std::string_view, JsonValue>> out;
+size_t JsonValue::member_count() const {
   const Node& n = node();
-  if (n.kind != Kind::kObject) return out;
-  out.reserve(n.count);
-  for (uint32_t k = 0; k < n.count; ++k) {
-    const uint32_t member = document_->links[n.first + k];
-    out.emplace_back(document_->Key(document_->nodes[member]), Child(member));
-  }
-  return out;
+  return n.kind == Kind::kObject ? n.count : 0;
+}
+
+std::pair<std::string_view, JsonValue> JsonValue::Member(size_t i) const {
+  const uint32_t member = document_->links[node().first + i];
+  return {document_->Key(document_->nodes[member]), Child(member)};
 }
 
 std::optional<JsonValue> JsonValue::Get(std::string_view key) const {

@@ -52,9 +52,10 @@ class JsonValue {
   std::string_view string() const;  // views the document, alive while any value of it is
   // JSON spelling of the value (for messages).
   std::string Dump() const;
-  // Object members in document order (only for objects). The names view
-  // the document, which each member value keeps alive.
-  std::vector<std::pair<std::string_view, JsonValue>> Members() const;
+  // Object members in document order (only for objects; 0 otherwise). The
+  // names view the document, which each member value keeps alive.
+  size_t member_count() const;
+  std::pair<std::string_view, JsonValue> Member(size_t i) const;  // i < member_count()
   std::optional<JsonValue> Get(std::string_view key) const;  // nullopt if absent (objects only)
   std::vector<JsonValue> Elements() const;            // arrays only
 

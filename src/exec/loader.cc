@@ -149,7 +149,8 @@ class Loader {
     if (type.has_value() == edge.has_value()) {
       return LineError(line_no, "a graph batch record needs exactly one of 'type' (node) or 'edge'");
     }
-    for (const auto& [name, value] : record.Members()) {
+    for (size_t m = 0; m < record.member_count(); ++m) {
+      const auto [name, value] = record.Member(m);
       if (IsReservedName(name) || name == "id" || name == "src" || name == "dst") {
         return LineError(line_no, fmt::format("top-level field '{}' is reserved physical state", name));
       }
@@ -178,7 +179,9 @@ class Loader {
 
     // Validate member names before converting values.
     std::optional<std::string> explicit_id;
-    auto members = body.Members();
+    std::vector<std::pair<std::string_view, JsonValue>>& members = member_values_scratch_;
+    members.clear();
+    for (size_t m = 0; m < body.member_count(); ++m) members.push_back(body.Member(m));
     // A line has a handful of fields: a scan per column beats a hash map.
     std::vector<std::pair<std::string_view, const JsonValue*>>& by_name = members_scratch_;
     by_name.clear();
@@ -212,6 +215,9 @@ class Loader {
       Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get());
       if (!st.ok()) return LineError(line_no, st.message());
     }
+    // Release the line's document, so the next line can reuse it.
+    members.clear();
+    by_name.clear();
     in->explicit_ids.push_back(std::move(explicit_id));
     in->lines.push_back(line_no);
     ++in->records;
@@ -358,6 +364,7 @@ class Loader {
   TableInput* last_input_ = nullptr;  // see InputOf
   bool last_is_node_ = false;
   // The current line's data fields, reused from line to line.
+  std::vector<std::pair<std::string_view, JsonValue>> member_values_scratch_;
   std::vector<std::pair<std::string_view, const JsonValue*>> members_scratch_;
 };
 
