@@ -10,6 +10,7 @@
 #include "columnar/builder.h"
 #include "compiler/entity_id.h"
 #include "exec/json_value.h"
+#include "util/ulid.h"
 #include "graph/id_index.h"
 
 namespace omnigraph::exec {
@@ -232,9 +233,12 @@ class Loader {
     for (size_t c = 0; c < in.columns.size(); ++c) {
       if (in.properties[c]) columns[c] = in.columns[c]->Finish();
     }
-    // Ids. A generated id (a fresh ULID: time and 80 random bits) is unique
-    // by construction, so only given and key-derived ids can repeat.
-    std::vector<std::string> ids(rows);
+    // Ids, built straight into the id column. A generated id (a fresh
+    // ULID: time and 80 random bits) is unique by construction, so only
+    // given and key-derived ids can repeat.
+    BinaryBuilder id_builder(DataType::Utf8());
+    id_builder.Reserve(rows);
+    id_builder.ReserveBytes(rows * static_cast<int64_t>(Ulid::kTextLength));
     std::vector<bool> generated(static_cast<size_t>(rows), false);
     for (int64_t r = 0; r < rows; ++r) {
       if (in.node && in.node->keyed()) {
@@ -246,12 +250,18 @@ class Loader {
           return LineError(in.lines[r], fmt::format("node {} explicit id '{}' does not match its canonical @key id '{}'",
                                                     in.type_name, *in.explicit_ids[r], *derived));
         }
-        ids[r] = std::move(*derived);
+        id_builder.Append(*derived);
+      } else if (in.explicit_ids[r]) {
+        id_builder.Append(*in.explicit_ids[r]);
       } else {
-        generated[static_cast<size_t>(r)] = !in.explicit_ids[r];
-        ids[r] = in.explicit_ids[r] ? *in.explicit_ids[r] : compiler::NewEntityId();
+        char text[Ulid::kTextLength];
+        Ulid::New().Format(text);
+        id_builder.Append(std::string_view(text, sizeof(text)));
+        generated[static_cast<size_t>(r)] = true;
       }
     }
+    const ArrayPtr id_column = id_builder.Finish();
+    const Array& ids = *id_column;
     // Duplicates within the file.
     graph::IdIndex last(static_cast<size_t>(std::count(generated.begin(), generated.end(), false)));  // id -> last row
     std::vector<int64_t> keep;
@@ -259,39 +269,37 @@ class Loader {
     for (int64_t r = 0; r < rows; ++r) {
       if (generated[static_cast<size_t>(r)]) continue;
       bool inserted = false;
-      int64_t& last_row = last.FindOrInsert(ids[r], r, &inserted);
+      int64_t& last_row = last.FindOrInsert(ids.GetView(r), r, &inserted);
       if (inserted) continue;
       repeated = true;
+      const std::string id(ids.GetView(r));
       if (in.node && in.node->keyed()) {
         std::string cols = in.node->key.size() == 1 ? in.node->key.front()
                                                     : "(" + fmt::format("{}", fmt::join(in.node->key, ", ")) + ")";
         return LineError(in.lines[r], fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}' "
-                                                  "(lines {} and {})", in.type_name, cols, ids[r], ids[r], ids[r],
+                                                  "(lines {} and {})", in.type_name, cols, id, id, id,
                                                   in.lines[last_row], in.lines[r]));
       }
       if (mode_ != LoadMode::kMerge) {
         return Status(ErrorCode::kKeyConflict,
                       fmt::format("{}:{}: {} type '{}' already has this id: '{}' (repeated in the file)", file_,
-                                  in.lines[r], in.node ? "node" : "edge", in.type_name, ids[r]),
-                      {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", ids[r]}});
+                                  in.lines[r], in.node ? "node" : "edge", in.type_name, id),
+                      {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", id}});
       }
       last_row = r;  // merge: the last occurrence wins
     }
     for (int64_t r = 0; r < rows; ++r) {
-      if (repeated && !generated[static_cast<size_t>(r)] && last.Find(ids[r]) != r) continue;  // replaced later
+      if (repeated && !generated[static_cast<size_t>(r)] && last.Find(ids.GetView(r)) != r) continue;  // replaced
       keep.push_back(r);
       in.finished_lines.push_back(in.lines[r]);
     }
-    BinaryBuilder id_builder(DataType::Utf8()), src_builder(DataType::Utf8()), dst_builder(DataType::Utf8());
-    for (int64_t r = 0; r < rows; ++r) {
-      id_builder.Append(ids[r]);
-      if (in.edge) {
+    columns[in.ColumnOf("id")] = id_column;
+    if (in.edge) {
+      BinaryBuilder src_builder(DataType::Utf8()), dst_builder(DataType::Utf8());
+      for (int64_t r = 0; r < rows; ++r) {
         src_builder.Append(in.src[r]);
         dst_builder.Append(in.dst[r]);
       }
-    }
-    columns[in.ColumnOf("id")] = id_builder.Finish();
-    if (in.edge) {
       columns[in.ColumnOf("src")] = src_builder.Finish();
       columns[in.ColumnOf("dst")] = dst_builder.Finish();
     }

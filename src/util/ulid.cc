@@ -82,15 +82,19 @@ uint64_t Ulid::unix_ms() const {
   return ms;
 }
 
-std::string Ulid::ToString() const {
+void Ulid::Format(char* out) const {
   // 128 bits as 26 base32 digits: the first digit carries the top 3 bits.
-  std::string out(26, '0');
   unsigned __int128 value = 0;
   for (uint8_t b : bytes) value = (value << 8) | b;
-  for (int i = 25; i >= 0; --i) {
+  for (int i = static_cast<int>(kTextLength) - 1; i >= 0; --i) {
     out[i] = kAlphabet[static_cast<int>(value & 31)];
     value >>= 5;
   }
+}
+
+std::string Ulid::ToString() const {
+  std::string out(kTextLength, '0');
+  Format(out.data());
   return out;
 }
 

@@ -26,6 +26,9 @@ struct Ulid {
   uint64_t unix_ms() const;
   // Canonical upper-case spelling.
   std::string ToString() const;
+  static constexpr size_t kTextLength = 26;
+  // Writes the canonical spelling to out[0, kTextLength), without allocating.
+  void Format(char* out) const;
   bool operator==(const Ulid&) const = default;
   bool operator<(const Ulid& other) const { return bytes < other.bytes; }
 };
