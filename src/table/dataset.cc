@@ -1,6 +1,9 @@
 #include "table/dataset.h"
 
 #include <algorithm>
+#include <future>
+#include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -187,15 +190,72 @@ Result<uint64_t> Dataset::CountRows(const Predicate& predicate) const {
 
 Result<std::unique_ptr<Scanner>> Dataset::Scan(const ScanOptions& options) const { return MakeScanner(*this, options); }
 
-Result<RecordBatchPtr> Dataset::ToBatch(const ScanOptions& options) const {
-  OG_ASSIGN_OR_RETURN(auto scanner, Scan(options));
-  std::vector<RecordBatchPtr> batches;
+namespace {
+
+// Every batch of a scan with `options`, and the scan's schema.
+Status ScanAll(const Dataset& dataset, const ScanOptions& options, std::vector<RecordBatchPtr>* batches,
+               SchemaPtr* schema) {
+  OG_ASSIGN_OR_RETURN(auto scanner, MakeScanner(dataset, options));
+  *schema = scanner->schema();
   while (true) {
     OG_ASSIGN_OR_RETURN(RecordBatchPtr batch, scanner->Next());
-    if (!batch) break;
-    batches.push_back(std::move(batch));
+    if (!batch) return Status::OK();
+    batches->push_back(std::move(batch));
   }
-  return ConcatBatches(scanner->schema(), batches);
+}
+
+// Estimated cost of reading a fragment, in rows: opening a data file costs
+// about as much as decoding this many rows.
+constexpr uint64_t kFragmentOpenCostRows = 1000;
+// Whole-table reads at least this costly are split in two.
+constexpr uint64_t kParallelScanCostRows = 32768;
+
+// The fragment ids of `fragments` split at the point that halves the
+// estimated cost, or nothing when the read is too small to split. A table
+// written by many small commits (one fragment per inserted row until it is
+// compacted) is mostly file opens, which two threads overlap.
+std::optional<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> SplitForParallelScan(
+    const std::vector<lance::Fragment>& fragments) {
+  if (fragments.size() < 2 || std::thread::hardware_concurrency() < 2) return std::nullopt;
+  uint64_t total = 0;
+  for (const lance::Fragment& f : fragments) total += f.physical_rows + kFragmentOpenCostRows;
+  if (total < kParallelScanCostRows) return std::nullopt;
+  std::pair<std::vector<uint64_t>, std::vector<uint64_t>> halves;
+  uint64_t cost = 0;
+  for (const lance::Fragment& f : fragments) {
+    const bool first = cost < total / 2 || halves.first.empty();
+    cost += f.physical_rows + kFragmentOpenCostRows;
+    (first ? halves.first : halves.second).push_back(f.id);
+  }
+  if (halves.second.empty()) return std::nullopt;
+  return halves;
+}
+
+}  // namespace
+
+Result<RecordBatchPtr> Dataset::ToBatch(const ScanOptions& options) const {
+  std::vector<RecordBatchPtr> batches;
+  SchemaPtr schema;
+  auto halves = options.fragment_ids.empty() && !options.limit ? SplitForParallelScan(manifest().fragments)
+                                                                : std::nullopt;
+  if (!halves) {
+    OG_RETURN_IF_ERROR(ScanAll(*this, options, &batches, &schema));
+    return ConcatBatches(schema, batches);
+  }
+  // The second half on another thread; rows keep manifest order.
+  ScanOptions first = options, second = options;
+  first.fragment_ids = std::move(halves->first);
+  second.fragment_ids = std::move(halves->second);
+  std::vector<RecordBatchPtr> second_batches;
+  SchemaPtr second_schema;
+  auto second_scan = std::async(std::launch::async,
+                                [&] { return ScanAll(*this, second, &second_batches, &second_schema); });
+  Status first_status = ScanAll(*this, first, &batches, &schema);
+  Status second_status = second_scan.get();
+  OG_RETURN_IF_ERROR(first_status);
+  OG_RETURN_IF_ERROR(second_status);
+  batches.insert(batches.end(), second_batches.begin(), second_batches.end());
+  return ConcatBatches(schema, batches);
 }
 
 Result<lance::Transaction> Dataset::ReadTransaction() const {
