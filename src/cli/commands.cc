@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -91,10 +92,17 @@ int Fail(const Status& st, bool /*json*/ = false) {
 }
 
 Result<std::string> ReadFile(const std::string& path) {
+  // A directory opens as a stream that reads nothing: refuse it, or `load
+  // --data dir` would commit an empty load.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return InvalidArgument(fmt::format("cannot read '{}': it is a directory", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFound(fmt::format("cannot read '{}'", path));
   std::ostringstream buffer;
   buffer << in.rdbuf();
+  if (in.bad()) return IoError(fmt::format("cannot read '{}'", path));
   return buffer.str();
 }
 

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <vector>
@@ -125,16 +126,8 @@ std::string_view PhysicalName(compiler::ScalarKind kind) {
   return "?";
 }
 
-// JSON text of a value for an error message, cut after kMaxEchoBytes so a
-// huge nested value does not become a huge message.
-constexpr size_t kMaxEchoBytes = 120;
-std::string Echo(const JsonValue& value) {
-  std::string text = value.Dump();
-  if (text.size() <= kMaxEchoBytes) return text;
-  size_t cut = kMaxEchoBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-  return text.substr(0, cut) + fmt::format("… ({} bytes)", text.size());
-}
+// JSON text of a value for an error message, shortened.
+std::string Echo(const JsonValue& value) { return ShortenForMessage(value.Dump()); }
 
 Status TypeMismatch(std::string_view property, std::string_view expected, const JsonValue& got) {
   return InvalidArgument(fmt::format("strict property '{}' expects {}, got {}", property, expected, Echo(got)));
@@ -244,6 +237,14 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
 }
 
 }  // namespace
+
+std::string ShortenForMessage(std::string_view text) {
+  constexpr size_t kMaxEchoBytes = 120;
+  if (text.size() <= kMaxEchoBytes) return std::string(text);
+  size_t cut = kMaxEchoBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return std::string(text.substr(0, cut)) + fmt::format("… ({} bytes)", text.size());
+}
 
 bool DecodeBase64(std::string_view text, std::string* out) {
   auto value = [](char c) -> int {
@@ -547,7 +548,11 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
   // One parser per thread: it keeps its buffers from line to line.
   thread_local simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (parser.parse(line.data(), line.size()).get(root) == simdjson::SUCCESS) {
+  // simdjson stops at a NUL byte, so a line holding one (never valid JSON
+  // outside a string, and never raw inside one) takes the slow path, which
+  // reports it.
+  const bool has_nul = std::memchr(line.data(), '\0', line.size()) != nullptr;
+  if (!has_nul && parser.parse(line.data(), line.size()).get(root) == simdjson::SUCCESS) {
     // The previous line's document, once nothing else holds it, is reused
     // with its buffers: a load parses one line at a time.
     thread_local std::shared_ptr<Document> spare;
@@ -566,6 +571,13 @@ Result<JsonValue> JsonValue::ParseLine(std::string_view line) {
     return JsonValue(std::move(doc), 0);
   }
   OG_ASSIGN_OR_RETURN(std::shared_ptr<Document> doc, ParseWithNlohmann(line));
+  if (has_nul) {
+    // nlohmann, too, ends the input at a NUL byte: one after a complete
+    // value would silently drop the rest of the line.
+    const size_t column = static_cast<size_t>(
+        static_cast<const char*>(std::memchr(line.data(), '\0', line.size())) - line.data() + 1);
+    return InvalidArgument(fmt::format("invalid JSON at column {}: NUL byte after the value", column));
+  }
   return JsonValue(std::move(doc), 0);
 }
 

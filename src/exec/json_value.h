@@ -73,6 +73,11 @@ class JsonValue {
   uint32_t node_ = 0;
 };
 
+// `text` for an error message: whole when short, else its first 120 bytes
+// (cut at a UTF-8 boundary) and "… (N bytes)", so a huge input value never
+// becomes a huge message.
+std::string ShortenForMessage(std::string_view text);
+
 // Appends `value` (JSON) converted to property type `type` to `builder`
 // (whose type is type.PhysicalType()), per the strict table of §4.2.
 // `property` names the property in messages. Errors: InvalidArgument with

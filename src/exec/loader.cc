@@ -104,11 +104,11 @@ class Loader {
     TableInput* in = nullptr;
     if (is_node) {
       const NodeType* node = catalog_.FindNode(name);
-      if (!node) return LineError(line_no, fmt::format("unknown node type '{}'", name));
+      if (!node) return LineError(line_no, fmt::format("unknown node type '{}'", ShortenForMessage(name)));
       OG_ASSIGN_OR_RETURN(in, Input(node, nullptr));
     } else {
       const EdgeType* e = catalog_.FindEdge(name);
-      if (!e) return LineError(line_no, fmt::format("unknown edge type '{}'", name));
+      if (!e) return LineError(line_no, fmt::format("unknown edge type '{}'", ShortenForMessage(name)));
       OG_ASSIGN_OR_RETURN(in, Input(nullptr, e));
     }
     last_is_node_ = is_node;
@@ -157,7 +157,7 @@ class Loader {
       }
       bool allowed = type ? (name == "type" || name == "data")
                           : (name == "edge" || name == "from" || name == "to" || name == "data");
-      if (!allowed) return LineError(line_no, fmt::format("unknown top-level graph batch field '{}'", name));
+      if (!allowed) return LineError(line_no, fmt::format("unknown top-level graph batch field '{}'", ShortenForMessage(name)));
     }
     auto data = record.Get("data");
     if (data && !data->is_object()) return LineError(line_no, "'data' must be a JSON object");
@@ -200,7 +200,7 @@ class Loader {
       }
       bool declared = in->node ? in->node->FindProperty(name) != nullptr : in->edge->FindProperty(name) != nullptr;
       if (!declared) {
-        return LineError(line_no, fmt::format("unknown input field '{}' for '{}'", name, in->table_key));
+        return LineError(line_no, fmt::format("unknown input field '{}' for '{}'", ShortenForMessage(name), in->table_key));
       }
       by_name.emplace_back(name, &value);
     }

@@ -462,10 +462,15 @@ class ReadExecutor {
       } else {
         persisted = files.Load(t.identity);
       }
-      if (persisted) return persisted;
-      OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, EdgeEndpoints(*t.edges));
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr from_nodes, Table(t.from->table_key));
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr to_nodes, Table(t.to->table_key));
+      // A copy verified its own identity and checksum; its node counts must
+      // also be the tables' before node rows are read through it.
+      if (persisted && persisted->forward.num_nodes() == from_nodes->num_rows() &&
+          persisted->reverse.num_nodes() == to_nodes->num_rows()) {
+        return persisted;
+      }
+      OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, EdgeEndpoints(*t.edges));
       OG_ASSIGN_OR_RETURN(TopologyPtr built, BuildTopology(*endpoints->GetColumn("src"), *endpoints->GetColumn("dst"),
                                                            *from_nodes, *to_nodes));
       files.Save(t.identity, *built);
@@ -680,6 +685,10 @@ class ReadExecutor {
     }
     if (with_edge) {
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr edge_data, Table("edge:" + t.edge_type));
+      if (static_cast<uint64_t>(edge_data->num_rows()) != topology->edge_rows) {
+        return CorruptData(fmt::format("traversal topology of '{}' indexes {} edge rows, the table has {}",
+                                       t.edge_type, topology->edge_rows, edge_data->num_rows()));
+      }
       out.slots.push_back(Slot{t.edge_variable, Slot::Kind::kEdge, t.edge_type, std::move(edge_data)});
       out.cols.push_back(std::move(edge_rows));
     }

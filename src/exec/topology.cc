@@ -81,6 +81,7 @@ Result<TopologyPtr> BuildTopology(const Array& src_column, const Array& dst_colu
                                  static_cast<uint64_t>(std::max({n, from_nodes.num_rows(), to_nodes.num_rows()})));
   }
   auto topology = std::make_shared<Topology>();
+  topology->edge_rows = static_cast<uint64_t>(n);
   std::vector<uint32_t> src_rows, dst_rows, edge_rows;
   src_rows.reserve(static_cast<size_t>(n));
   dst_rows.reserve(static_cast<size_t>(n));

@@ -50,6 +50,8 @@ struct Topology {
   // validation rejects dangling endpoints (§3.2), so this is 0 for any graph
   // this engine wrote; such edges are left out rather than failing reads.
   uint64_t dangling_edges = 0;
+  // Rows of the edge table (every entry of `edges` is below it).
+  uint64_t edge_rows = 0;
   // Owns the arrays `forward` and `reverse` view.
   std::shared_ptr<const void> storage;
 

@@ -12,17 +12,20 @@
 // Deleting `_cache/` never changes a result.
 //
 // File layout (little-endian; 4-byte aligned arrays, so they are used in
-// place without copying):
-//   0  magic "OGTOPO01"          8 bytes
-//   8  format version (1)        u32
-//  12  identity length           u32
-//  16  num_edges                 u64
-//  24  dangling_edges            u64
-//  32  forward node count        u32
-//  36  reverse node count        u32
-//  40  checksum                  u64  XXH3 of every byte after offset 48
-//  48  file size                 u64
-//  56  identity, zero-padded to a multiple of 4
+// place without copying). The checksum covers every byte after it, header
+// included; a reader checks the header against the file's size before it
+// maps anything, so a huge or sparse file costs nothing.
+//   0  magic "OGTOPO02"          8 bytes
+//   8  checksum                  u64  XXH3 of every byte from offset 16
+//  16  format version (2)        u32
+//  20  identity length           u32
+//  24  num_edges                 u64
+//  32  dangling_edges            u64
+//  40  forward node count        u32
+//  44  reverse node count        u32
+//  48  edge rows                 u64  rows of the edge table (bounds `edges`)
+//  56  file size                 u64
+//  64  identity, zero-padded to a multiple of 4
 //      forward offsets (node count + 1), neighbors, edges   (u32 each)
 //      reverse offsets (node count + 1), neighbors, edges   (u32 each)
 #pragma once
@@ -41,11 +44,18 @@ namespace omnigraph::exec {
 // The bytes of a persisted copy of `topology` named by `identity`.
 std::string EncodeTopology(const Topology& topology, std::string_view identity);
 
+// The file size the header at the start of `header` (at least
+// kTopologyHeaderBytes) announces, checked against the sizes its counts
+// imply. Errors: CorruptData for a wrong magic or version, or counts that do
+// not add up to the announced size.
+inline constexpr size_t kTopologyHeaderBytes = 64;
+Result<uint64_t> TopologyFileSize(std::string_view header);
+
 // The topology in `bytes`, whose arrays view `bytes` (kept alive by the
-// result). Errors: CorruptData when the magic, version, size or checksum
-// is wrong, when the identity is not `identity`, or when the arrays are not
-// a valid CSR (offsets not ascending from 0 to the edge count, a neighbor
-// outside the other side's node count).
+// result). Errors: CorruptData when the header, size or checksum is wrong,
+// when the identity is not `identity`, or when the arrays are not a valid
+// CSR (offsets not ascending from 0 to the edge count, a neighbor outside
+// the other side's node count, an edge row outside the edge table).
 Result<TopologyPtr> DecodeTopology(BufferPtr bytes, std::string_view identity);
 
 // The persisted topologies of one graph.

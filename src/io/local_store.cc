@@ -74,9 +74,9 @@ Status ReadAllAt(int fd, uint8_t* out, uint64_t offset, uint64_t length, const s
 // mapping keeps the file's data alive; `fd` may be closed). Objects are
 // immutable once named and replaced only by rename, so a mapping never sees
 // bytes change or vanish under it.
-Result<BufferPtr> MapFile(int fd, size_t size, const std::string& path, bool populate) {
+Result<BufferPtr> MapFile(int fd, size_t size, const std::string& path) {
   if (size == 0) return BufferPtr(Buffer::Zeroed(0));
-  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
+  void* mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (mapped == MAP_FAILED) return ErrnoStatus("mmap", path, errno);
   std::shared_ptr<const void> mapping(mapped, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
   return BufferPtr(Buffer::View(static_cast<const uint8_t*>(mapped), size, std::move(mapping)));
@@ -102,7 +102,7 @@ class LocalRandomAccessObject final : public RandomAccessObject {
     }
     if (size_ >= kMapFilesFrom) {
       if (!mapping_) {
-        OG_ASSIGN_OR_RETURN(mapping_, MapFile(fd_, static_cast<size_t>(size_), path_, /*populate=*/false));
+        OG_ASSIGN_OR_RETURN(mapping_, MapFile(fd_, static_cast<size_t>(size_), path_));
       }
       return mapping_->Slice(static_cast<size_t>(offset), static_cast<size_t>(length));
     }
@@ -313,21 +313,6 @@ Result<BufferPtr> LocalStore::Get(const std::string& path) {
   return object->ReadAt(0, object->size());
 }
 
-Result<BufferPtr> LocalStore::GetMapped(const std::string& path) {
-  ++counters_.reads;
-  std::string full = FullPath(path);
-  int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open", full, errno);
-  struct stat st;
-  Result<BufferPtr> mapped = [&]() -> Result<BufferPtr> {
-    if (::fstat(fd, &st) != 0) return ErrnoStatus("stat", full, errno);
-    if (!S_ISREG(st.st_mode)) return NotFound(fmt::format("'{}' is not a file", full));
-    return MapFile(fd, static_cast<size_t>(st.st_size), full, /*populate=*/true);
-  }();
-  ::close(fd);  // a mapping keeps the file open
-  return mapped;
-}
-
 Result<BufferPtr> LocalStore::GetRange(const std::string& path, uint64_t offset, uint64_t length) {
   OG_ASSIGN_OR_RETURN(auto object, OpenForRead(path));
   return object->ReadAt(offset, length);
@@ -344,7 +329,9 @@ Result<ObjectMeta> LocalStore::Head(const std::string& path) {
 
 Result<std::unique_ptr<RandomAccessObject>> LocalStore::OpenForRead(const std::string& path) {
   std::string full = FullPath(path);
-  int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO or device under an object's name must be refused
+  // below, not block the open (it changes nothing for regular files).
+  int fd = ::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open", full, errno);
   struct stat st;
   if (::fstat(fd, &st) != 0) {

@@ -30,8 +30,6 @@ class LocalStore final : public ObjectStore {
 
   Result<BufferPtr> Get(const std::string& path) override;
   Result<BufferPtr> GetRange(const std::string& path, uint64_t offset, uint64_t length) override;
-  // A read-only private mapping of the file (pages populated up front).
-  Result<BufferPtr> GetMapped(const std::string& path) override;
   Result<ObjectMeta> Head(const std::string& path) override;
   Result<std::unique_ptr<RandomAccessObject>> OpenForRead(const std::string& path) override;
   Status Put(const std::string& path, std::string_view data, const WriteOptions& options = {}) override;

@@ -79,12 +79,6 @@ class ObjectStore {
 
   // Whole object. NotFound when absent.
   virtual Result<BufferPtr> Get(const std::string& path) = 0;
-  // Whole object, possibly as a view of memory the store maps instead of a
-  // copy (for large derived files read once per process). The object must
-  // not be rewritten in place while the buffer lives (every writer here
-  // replaces objects by rename, which leaves a mapping intact). Errors as
-  // for Get.
-  virtual Result<BufferPtr> GetMapped(const std::string& path) { return Get(path); }
   // [offset, offset + length). NotFound when absent; CorruptData past the end.
   virtual Result<BufferPtr> GetRange(const std::string& path, uint64_t offset, uint64_t length) = 0;
   // Size of the object. NotFound when absent.

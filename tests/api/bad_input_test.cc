@@ -571,6 +571,12 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   CliRun bad_load = Run("load g --data bad.jsonl --mode merge --quiet");
   EXPECT_EQ(bad_load.rc, 1);
   EXPECT_EQ(bad_load.err, "error: bad.jsonl:2: dst 'zoe' not found in Person\n");
+  // A directory reads as an empty stream: refused, not an empty commit.
+  std::filesystem::create_directory(Path("data_dir"));
+  CliRun directory = Run("load g --data data_dir --mode overwrite --quiet");
+  EXPECT_EQ(directory.rc, 1);
+  EXPECT_EQ(directory.err, "error: cannot read 'data_dir': it is a directory\n");
+  EXPECT_EQ(Run("export g").out, exported);
   CliRun type_error = Run("query --store g --query bad.gq");
   EXPECT_EQ(type_error.rc, 1);
   EXPECT_EQ(type_error.err, "error: type error: T1: unknown node type `Persn`\n  --> bad.gq:2:11\n");

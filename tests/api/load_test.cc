@@ -289,6 +289,31 @@ TEST_F(LoadTest, DuplicatesAreFoundInLargeObjects) {
   }
 }
 
+// A NUL byte ends the input for both parsers; after a complete value it
+// must not silently drop the rest of the line.
+TEST_F(LoadTest, NulBytesAreRefusedWherever) {
+  auto g = Init(kPeopleSchema);
+  const std::string after = std::string(R"({"type":"Person","data":{"name":"a"}})") + '\0' +
+                            R"({"type":"Person","data":{"name":"b"}})" + "\n";
+  EXPECT_EQ(g->Load(after, "nul.jsonl", LoadMode::kMerge).status().message(),
+            "nul.jsonl:1: invalid JSON at column 38: NUL byte after the value");
+  const std::string inside = std::string(R"({"type":"Person","data":{"name":"a)") + '\0' + R"("}})" + "\n";
+  EXPECT_FALSE(g->Load(inside, "nul.jsonl", LoadMode::kMerge).ok());
+  EXPECT_EQ(g->ListCommits()->size(), 1u);
+}
+
+// Names and ids echoed in messages are shortened like values are.
+TEST_F(LoadTest, LongNamesAreEchoedShortened) {
+  auto g = Init(kPeopleSchema);
+  const std::string name(5000, 'q');
+  EXPECT_EQ(g->Load(R"({"type":")" + name + R"(","data":{}})", "long.jsonl", LoadMode::kMerge).status().message(),
+            "long.jsonl:1: unknown node type '" + std::string(120, 'q') + "… (5000 bytes)'");
+  EXPECT_EQ(g->Load(R"({"type":"Person","data":{"name":"a",")" + name + R"(":1}})", "long.jsonl", LoadMode::kMerge)
+                .status()
+                .message(),
+            "long.jsonl:1: unknown input field '" + std::string(120, 'q') + "… (5000 bytes)' for 'node:Person'");
+}
+
 // Lines the fast parser refuses but JSON allows (an integer beyond 64 bits)
 // take the slow path, which must apply every rule the fast one does.
 TEST_F(LoadTest, SlowPathLinesFollowTheSameRules) {

@@ -14,10 +14,12 @@
 #include <sstream>
 
 #include "api/omnigraph.h"
+#include "columnar/builder.h"
 #include "compiler/catalog.h"
 #include "compiler/typecheck.h"
 #include "exec/result_format.h"
 #include "exec/topology.h"
+#include "exec/topology_file.h"
 #include "support/temp_dir.h"
 
 namespace omnigraph::exec {
@@ -1060,6 +1062,33 @@ query add_knows($from: String, $to: String) { insert Knows { from: $from, to: $t
   EXPECT_EQ(Sorted(kSocialQueries, "undirected", {{"name", S("Frank")}}),
             (Rows{R"({"f.name":"Alice"})", R"({"f.name":"Eve"})"}));
   ::unsetenv("OMNIGRAPH_TOPOLOGY_CACHE_MIN_EDGES");
+}
+
+// A persisted copy that verifies (identity, checksum) but whose node counts
+// are not the tables' is ignored, never read through.
+TEST_F(SocialTest, PersistedTopologyOfOtherNodeCountsIsRebuilt) {
+  graph::GraphState state = *graph_->store().ReadState();
+  const graph::TableEntry* knows = state.FindTable("edge:Knows");
+  const graph::TableEntry* person = state.FindTable("node:Person");
+  ASSERT_NE(knows, nullptr);
+  ASSERT_NE(person, nullptr);
+  // Two people and one edge between them, filed under the real identity.
+  omnigraph::BinaryBuilder ids(DataType::Utf8()), src(DataType::Utf8()), dst(DataType::Utf8());
+  for (const char* id : {"x", "y"}) ids.Append(id);
+  src.Append("x");
+  dst.Append("y");
+  auto schema = std::make_shared<const Schema>(Schema({Field("id", DataType::Utf8(), false)}));
+  auto two = std::make_shared<const graph::TableData>(
+      std::make_shared<const RecordBatch>(schema, 2, std::vector<ArrayPtr>{ids.Finish()}));
+  auto wrong = BuildTopology(*src.Finish(), *dst.Finish(), *two, *two);
+  ASSERT_TRUE(wrong.ok());
+  TopologyFiles files(graph_->store().store().get(), graph_->store().root(), /*min_edges=*/0);
+  files.Save(TopologyIdentity(*knows, *person, *person), **wrong);
+  ASSERT_NE(files.Load(TopologyIdentity(*knows, *person, *person)), nullptr);
+
+  TopologyCache::Global().Clear();
+  EXPECT_EQ(Sorted(kSocialQueries, "friends_of", {{"name", S("Alice")}}),
+            (Rows{R"({"f.name":"Bob"})", R"({"f.name":"Charlie"})"}));
 }
 
 TEST_F(SocialTest, SmallTopologiesAreNotPersisted) {
