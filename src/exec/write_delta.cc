@@ -340,15 +340,30 @@ class Validator {
         const Array& src = *d.upserts->GetColumn("src");
         for (int64_t r = 0; r < src.length(); ++r) ++counts[std::string(src.GetView(r))];
       }
-      for (const auto& [source, n] : counts) {
+      // Sources in name order, so the same input always reports the same
+      // violation; each names the last written edge of its source, which
+      // the loader turns into that edge's input line.
+      std::vector<std::pair<std::string, uint64_t>> sorted(counts.begin(), counts.end());
+      std::sort(sorted.begin(), sorted.end());
+      for (const auto& [source, n] : sorted) {
+        std::string violation;
         if (edge->card_max && n > *edge->card_max) {
-          return InvalidArgument(fmt::format("@card violation on edge {}: source '{}' has {} edges (max {})",
-                                             edge->name, source, n, *edge->card_max));
+          violation = fmt::format("@card violation on edge {}: source '{}' has {} edges (max {})", edge->name,
+                                  ShortenForMessage(source), n, *edge->card_max);
+        } else if (n < edge->card_min) {
+          violation = fmt::format("@card violation on edge {}: source '{}' has {} edges (min {})", edge->name,
+                                  ShortenForMessage(source), n, edge->card_min);
+        } else {
+          continue;
         }
-        if (n < edge->card_min) {
-          return InvalidArgument(fmt::format("@card violation on edge {}: source '{}' has {} edges (min {})",
-                                             edge->name, source, n, edge->card_min));
+        Status st = InvalidArgument(violation);
+        if (d.upserts) {
+          const Array& src = *d.upserts->GetColumn("src");
+          for (int64_t r = src.length() - 1; r >= 0; --r) {
+            if (src.GetView(r) == source) return AtRow(st, key, *d.upserts, r);
+          }
         }
+        return st;
       }
     }
     return Status::OK();

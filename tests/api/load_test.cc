@@ -314,6 +314,27 @@ TEST_F(LoadTest, LongNamesAreEchoedShortened) {
             "long.jsonl:1: unknown input field '" + std::string(120, 'q') + "… (5000 bytes)' for 'node:Person'");
 }
 
+// A cardinality violation names the input line of the source's last edge.
+TEST_F(LoadTest, CardinalityViolationsNameALine) {
+  auto g = Init(R"(
+node Person { name: String @key }
+node Company { name: String @key }
+edge WorksAt: Person -> Company @card(0..1)
+)");
+  const std::string data = R"({"type":"Person","data":{"name":"zed"}}
+{"type":"Person","data":{"name":"amy"}}
+{"type":"Company","data":{"name":"acme"}}
+{"type":"Company","data":{"name":"initech"}}
+{"edge":"WorksAt","from":"zed","to":"acme"}
+{"edge":"WorksAt","from":"amy","to":"acme"}
+{"edge":"WorksAt","from":"zed","to":"initech"}
+{"edge":"WorksAt","from":"amy","to":"initech"}
+)";
+  auto r = g->Load(data, "card.jsonl", LoadMode::kOverwrite);
+  EXPECT_EQ(r.status().message(), "card.jsonl:8: @card violation on edge WorksAt: source 'amy' has 2 edges (max 1)");
+  EXPECT_EQ(g->ListCommits()->size(), 1u);
+}
+
 // Lines the fast parser refuses but JSON allows (an integer beyond 64 bits)
 // take the slow path, which must apply every rule the fast one does.
 TEST_F(LoadTest, SlowPathLinesFollowTheSameRules) {
