@@ -511,7 +511,14 @@ class DataFileReaderImpl final : public DataFileReader {
           return CorruptData(fmt::format("{}: column {} rows [{}, {}) have {} leaf slots but {} values", where_,
                                          column_index, row, row + (r1 - r0), slots, v1 - v0));
         }
-        values->AppendRange(page->values, v0, v1 - v0);
+        if (values->count() == 0 && v0 == 0 && v1 == page->values.count()) {
+          // The read takes the whole page: move its values instead of
+          // copying them, and drop the page from the cache it leaves empty.
+          std::swap(*values, column.cached.values);
+          column.cached_page = -1;
+        } else {
+          values->AppendRange(page->values, v0, v1 - v0);
+        }
       }
       row += r1 - r0;
     }
