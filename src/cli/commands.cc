@@ -293,9 +293,17 @@ int Run(int argc, char** argv) {
   }
   // A snapshot names its own branch: giving both is a usage error (exit 2),
   // even when --branch is main.
-  query->add_option("--snapshot", q_snapshot, "read the graph as of a commit id")->excludes(query_branch);
+  // An empty id (an unset shell variable) must not silently mean "none":
+  // for --if-commit that would turn a conditional write into an
+  // unconditional one.
+  const CLI::Validator non_empty_commit_id(
+      [](std::string& value) { return value.empty() ? "a commit id must not be empty" : ""; }, "COMMIT");
+  query->add_option("--snapshot", q_snapshot, "read the graph as of a commit id")
+      ->excludes(query_branch)
+      ->check(non_empty_commit_id);
   query->add_option("--format", q_format, "table | kv | csv | jsonl | json");
-  mutate->add_option("--if-commit", q_if_commit, "publish only if the branch head is this commit");
+  mutate->add_option("--if-commit", q_if_commit, "publish only if the branch head is this commit")
+      ->check(non_empty_commit_id);
   auto query_source = [&](std::string* source, std::string* file) -> Status {
     if (!q_file.empty() == !q_inline.empty()) {
       return UsageError("pass exactly one of --query FILE or -e/--query-string SOURCE");

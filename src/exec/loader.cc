@@ -157,7 +157,9 @@ class Loader {
       }
       bool allowed = type ? (name == "type" || name == "data")
                           : (name == "edge" || name == "from" || name == "to" || name == "data");
-      if (!allowed) return LineError(line_no, fmt::format("unknown top-level graph batch field '{}'", ShortenForMessage(name)));
+      if (!allowed) {
+        return LineError(line_no, fmt::format("unknown top-level graph batch field '{}'", ShortenForMessage(name)));
+      }
     }
     auto data = record.Get("data");
     if (data && !data->is_object()) return LineError(line_no, "'data' must be a JSON object");
@@ -200,7 +202,8 @@ class Loader {
       }
       bool declared = in->node ? in->node->FindProperty(name) != nullptr : in->edge->FindProperty(name) != nullptr;
       if (!declared) {
-        return LineError(line_no, fmt::format("unknown input field '{}' for '{}'", ShortenForMessage(name), in->table_key));
+        return LineError(line_no,
+                         fmt::format("unknown input field '{}' for '{}'", ShortenForMessage(name), in->table_key));
       }
       by_name.emplace_back(name, &value);
     }

@@ -284,9 +284,13 @@ class Validator {
       if (src_found[k] && dst_found[k]) continue;
       if (committed && !self->CommittedSurvives(ids.GetView(r))) continue;
       if (!src_found[k]) {
-        return at_row(InvalidArgument(fmt::format("src '{}' not found in {}", ShortenForMessage(src.GetView(r)), edge.from_type)), r);
+        return at_row(InvalidArgument(fmt::format("src '{}' not found in {}", ShortenForMessage(src.GetView(r)),
+                                                  edge.from_type)),
+                      r);
       }
-      return at_row(InvalidArgument(fmt::format("dst '{}' not found in {}", ShortenForMessage(dst.GetView(r)), edge.to_type)), r);
+      return at_row(InvalidArgument(fmt::format("dst '{}' not found in {}", ShortenForMessage(dst.GetView(r)),
+                                                edge.to_type)),
+                    r);
     }
     return Status::OK();
   }

@@ -624,6 +624,15 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(std::count(history.begin(), history.end(), '\n'), 4);  // genesis, seed, bob, carol
   EXPECT_NE(history.find("graph_manifest_version=4 actor=carol\n"), std::string::npos) << history;
   EXPECT_NE(history.find("graph_manifest_version=3 actor=bob\n"), std::string::npos) << history;
+  // An empty commit id (an unset shell variable) is a usage error, never
+  // "no condition": the write must not happen.
+  CliRun empty_condition = Run("mutate add --store g --query q.gq --if-commit '' --params '{\"name\":\"yan\",\"age\":4}'");
+  EXPECT_EQ(empty_condition.rc, 2);
+  EXPECT_NE(empty_condition.err.find("a commit id must not be empty"), std::string::npos) << empty_condition.err;
+  EXPECT_EQ(Run("commit list g").out, history);
+  CliRun empty_snapshot = Run("query count_all --store g --query q.gq --snapshot ''");
+  EXPECT_EQ(empty_snapshot.rc, 2);
+  EXPECT_NE(empty_snapshot.err.find("a commit id must not be empty"), std::string::npos) << empty_snapshot.err;
 
   // lint: exit 1 exactly when the status is error.
   CliRun lint_ok = Run("lint --query q.gq --schema schema.pg");
