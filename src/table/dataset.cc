@@ -221,13 +221,17 @@ std::optional<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> SplitForP
   for (const lance::Fragment& f : fragments) total += f.physical_rows + kFragmentOpenCostRows;
   if (total < kParallelScanCostRows) return std::nullopt;
   std::pair<std::vector<uint64_t>, std::vector<uint64_t>> halves;
-  uint64_t cost = 0;
+  uint64_t cost = 0, first_cost = 0;
   for (const lance::Fragment& f : fragments) {
     const bool first = cost < total / 2 || halves.first.empty();
     cost += f.physical_rows + kFragmentOpenCostRows;
+    if (first) first_cost = cost;
     (first ? halves.first : halves.second).push_back(f.id);
   }
-  if (halves.second.empty()) return std::nullopt;
+  // A split no better than two to one (one large fragment) would mostly
+  // wait for the large half: read on one thread.
+  const uint64_t larger = std::max(first_cost, total - first_cost);
+  if (halves.second.empty() || larger * 3 > total * 2) return std::nullopt;
   return halves;
 }
 
