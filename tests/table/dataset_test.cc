@@ -69,6 +69,29 @@ TEST_F(TableTest, WholeTableReadsOfManyFragmentsKeepRowOrder) {
   EXPECT_EQ((*projected)->num_rows(), 3040);
 }
 
+// A damaged file in either half of a split read fails the read with the
+// file's error; nothing is returned half-read.
+TEST_F(TableTest, SplitReadsReportDamageInEitherHalf) {
+  Dataset v1 = CreatePeople(3000);
+  StageOptions one_row_files;
+  one_row_files.max_rows_per_file = 1;
+  auto v2 = CommitLinear(*StageAppend(v1, {People(3000, 40)}, one_row_files));
+  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  for (size_t damaged : {size_t{1}, v2->manifest().fragments.size() - 1}) {
+    const std::string key = v2->root() + "/data/" + v2->manifest().fragments[damaged].files[0].path;
+    auto original = store_->Get(key);
+    ASSERT_TRUE(original.ok());
+    ASSERT_TRUE(store_->Put(key, "not a lance file").ok());
+    auto whole = v2->ToBatch({});
+    EXPECT_FALSE(whole.ok()) << damaged;
+    EXPECT_EQ(whole.status().code(), ErrorCode::kCorruptData) << whole.status().ToString();
+    ASSERT_TRUE(store_->Put(key, (*original)->view()).ok());
+  }
+  auto restored = v2->ToBatch({});
+  ASSERT_TRUE(restored.ok()) << restored.status().ToString();
+  EXPECT_EQ((*restored)->num_rows(), 3040);
+}
+
 TEST_F(TableTest, LinearAppendsAddVersionsAndKeepHistory) {
   Dataset v1 = CreatePeople(2);
   auto staged = StageAppend(v1, {People(2, 2)});
