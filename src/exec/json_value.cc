@@ -26,7 +26,10 @@ struct JsonValue::Node {
   uint64_t unsigned_integer = 0;  // kUInt
   double number = 0;              // kDouble
   uint32_t text_begin = 0;        // kString: the value's bytes in the document's arena
-  uint32_t text_size = 0;
+  uint32_t text_size = 0;         // (also the spelling of an integer_literal)
+  // A kDouble written as an integer too large for 64 bits: parsers keep it
+  // as a double, but messages must speak of its range, not its type.
+  bool integer_literal = false;
   uint32_t key_begin = 0;  // a member of an object: its name's bytes in the arena
   uint32_t key_size = 0;
   uint32_t first = 0;  // kArray / kObject: children are links[first, first + count)
@@ -109,6 +112,16 @@ class ErrorLocator : public nlohmann::json_sax<Json> {
   }
 };
 
+// Collects the spelling of every floating-point number of a valid line.
+class FloatSpellings : public ErrorLocator {
+ public:
+  std::vector<std::string> spellings;
+  bool number_float(number_float_t, const string_t& spelling) override {
+    spellings.push_back(spelling);
+    return true;
+  }
+};
+
 std::string_view PhysicalName(compiler::ScalarKind kind) {
   switch (kind) {
     case compiler::ScalarKind::kString: return "Utf8";
@@ -137,6 +150,10 @@ template <typename T>
 Status AppendInteger(const JsonValue& value, std::string_view property, std::string_view physical,
                      ArrayBuilder* builder) {
   const Node& v = value.node();
+  if (v.integer_literal) {
+    return InvalidArgument(fmt::format("property '{}' value {} exceeds {} range", property,
+                                       ShortenForMessage(value.string()), physical));
+  }
   if (!v.is_integer()) return TypeMismatch(property, physical, value);
   bool fits;
   T converted{};
@@ -289,6 +306,8 @@ class DocumentBuilder {
  public:
   using Element = typename Tree::Element;
 
+  explicit DocumentBuilder(Tree tree = Tree()) : tree_(std::move(tree)) {}
+
   Status Build(const Element& root, Document* doc) {
     doc_ = doc;
     doc_->nodes.reserve(8);
@@ -306,7 +325,7 @@ class DocumentBuilder {
   uint32_t Add(const Element& e, size_t depth) {
     const uint32_t index = static_cast<uint32_t>(doc_->nodes.size());
     doc_->nodes.emplace_back();
-    Tree::Fill(e, &doc_->nodes.back(), doc_);
+    tree_.Fill(e, &doc_->nodes.back(), doc_);
     const Kind kind = doc_->nodes.back().kind;
     if (kind != Kind::kArray && kind != Kind::kObject) return index;
     if (depth >= kMaxJsonDepth) {
@@ -357,6 +376,7 @@ class DocumentBuilder {
     return large->insert(key).second;
   }
 
+  Tree tree_;
   Document* doc_ = nullptr;
   std::vector<uint32_t> children_;  // children of the containers being added
   std::string duplicate_;
@@ -419,7 +439,12 @@ struct SimdjsonTree {
 struct NlohmannTree {
   using Element = Json;
 
-  static void Fill(const Json& e, Node* node, Document* doc) {
+  // Spellings of the line's floating-point numbers in document order, the
+  // order Fill sees them (FloatSpellings).
+  std::vector<std::string> float_spellings;
+  size_t next_float = 0;
+
+  void Fill(const Json& e, Node* node, Document* doc) {
     switch (e.type()) {
       case Json::value_t::array: node->kind = Kind::kArray; break;
       case Json::value_t::object: node->kind = Kind::kObject; break;
@@ -431,10 +456,17 @@ struct NlohmannTree {
         node->kind = Kind::kUInt;
         node->unsigned_integer = e.get<uint64_t>();
         break;
-      case Json::value_t::number_float:
+      case Json::value_t::number_float: {
         node->kind = Kind::kDouble;
         node->number = e.get<double>();
+        if (next_float >= float_spellings.size()) break;
+        const std::string& spelling = float_spellings[next_float++];
+        if (spelling.find_first_of(".eE") == std::string::npos) {
+          node->integer_literal = true;
+          StoreText(spelling, node, doc);
+        }
         break;
+      }
       case Json::value_t::string:
         node->kind = Kind::kString;
         StoreText(e.get_ref<const std::string&>(), node, doc);
@@ -501,8 +533,10 @@ Result<std::shared_ptr<Document>> ParseWithNlohmann(std::string_view line) {
                                        bracket == std::string::npos ? what : what.substr(bracket + 2)));
   }
   if (!duplicate.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate));
+  FloatSpellings floats;
+  Json::sax_parse(line.begin(), line.end(), &floats, nlohmann::json::input_format_t::json, false);
   auto doc = std::make_shared<Document>();
-  OG_RETURN_IF_ERROR(DocumentBuilder<NlohmannTree>().Build(parsed, doc.get()));
+  OG_RETURN_IF_ERROR(DocumentBuilder<NlohmannTree>(NlohmannTree{std::move(floats.spellings)}).Build(parsed, doc.get()));
   return doc;
 }
 
