@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -96,6 +97,12 @@ class Builder : public nlohmann::json_sax<Json> {
     return Open(std::move(v));
   }
   bool key(string_t& val) override {
+    // Strict like graph input (§4.1): a repeated name is refused, not
+    // resolved to its last value.
+    if (!member_names_.back().insert(val).second) {
+      duplicate = val;
+      return false;
+    }
     pending_key_ = val;
     return true;
   }
@@ -122,6 +129,7 @@ class Builder : public nlohmann::json_sax<Json> {
     return false;
   }
   size_t error_position = 0;  // 1-based offset of the offending character
+  std::string duplicate;      // a member name repeated in one object
 
  private:
   // Adds a finished value to the innermost open container (or the root).
@@ -139,6 +147,7 @@ class Builder : public nlohmann::json_sax<Json> {
     return true;
   }
   bool Open(JVal v) {
+    member_names_.emplace_back();
     if (stack_.empty()) {
       root = std::move(v);
       stack_.push_back(&root);
@@ -158,12 +167,14 @@ class Builder : public nlohmann::json_sax<Json> {
   }
   bool Close() {
     stack_.pop_back();
+    member_names_.pop_back();
     return true;
   }
 
   // Pointers stay valid: a container is only appended to while it is the
   // innermost open one, and its children are finished by then.
   std::vector<JVal*> stack_;
+  std::vector<std::set<std::string>> member_names_;  // per open container
   std::string pending_key_;
 };
 
@@ -174,6 +185,9 @@ Result<JVal> ParseJson(std::string_view text) {
     ok = Json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const std::exception& e) {
     return InvalidArgument(fmt::format("invalid params JSON: {}", e.what()));
+  }
+  if (!ok && !builder.duplicate.empty()) {
+    return InvalidArgument(fmt::format("invalid params JSON: duplicate member '{}'", builder.duplicate));
   }
   if (!ok) {
     // `at` is 0-based and equals text.size() for an unexpected end of input.

@@ -40,6 +40,11 @@ TEST(Params, MustBeAJsonObject) {
   ASSERT_TRUE(BindParams(q, "").ok());
   ASSERT_TRUE(BindParams(q, "  \n").ok());
   EXPECT_TRUE(BindParams(q, "")->at("x").value.is_null());
+  // Repeated names are refused at any depth, as in graph input (§4.1).
+  EXPECT_EQ(BindParams(q, R"({"x": 1, "x": 2})").status().message(), "invalid params JSON: duplicate member 'x'");
+  EXPECT_EQ(BindParams(q, R"({"x": 1, "y": [{"a": 1, "a": 2}]})").status().message(),
+            "invalid params JSON: duplicate member 'a'");
+  EXPECT_TRUE(BindParams(q, R"({"x": 1, "y": [{"a": 1}, {"a": 2}]})").ok());
 }
 
 TEST(Params, ExactSixtyFourBitIntegers) {
