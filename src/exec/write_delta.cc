@@ -262,8 +262,15 @@ class Validator {
   }
 
   Status CheckEdgeEndpoints(const EdgeType& edge, const RecordBatch& rows, bool committed, const EffectiveTable* self) {
-    // Only written edges point at an input row; stranded committed edges do not.
-    auto at_row = [&](Status st, int64_t r) { return committed ? st : AtRow(st, edge.TableKey(), rows, r); };
+    // A written edge points at its input row; a committed edge stranded by
+    // this write is named by its id, since no input line holds it.
+    auto at_row = [&](Status st, int64_t r) {
+      if (!committed) return AtRow(st, edge.TableKey(), rows, r);
+      return Status(st.code(),
+                    fmt::format("{} (kept by committed {} edge '{}')", st.message(), edge.name,
+                                ShortenForMessage(rows.GetColumn("id")->GetView(r))),
+                    st.details());
+    };
     OG_ASSIGN_OR_RETURN(const EffectiveTable* from, Table("node:" + edge.from_type));
     OG_ASSIGN_OR_RETURN(const EffectiveTable* to, Table("node:" + edge.to_type));
     const Array& ids = *rows.GetColumn("id");
