@@ -41,14 +41,25 @@ TEST_F(TableTest, EmptyDatasetHasNoFragments) {
   EXPECT_TRUE(ReadAll(*ds).empty());
 }
 
+class SplitReadTest : public TableTest {
+ protected:
+  // 3,000 people in one fragment, then 40 more in one-row fragments: enough
+  // estimated cost for Dataset::ToBatch to split the read into balanced
+  // halves.
+  Result<Dataset> ManyFragments() {
+    Dataset v1 = CreatePeople(3000);
+    StageOptions one_row_files;
+    one_row_files.max_rows_per_file = 1;
+    OG_ASSIGN_OR_RETURN(auto staged, StageAppend(v1, {People(3000, 40)}, one_row_files));
+    return CommitLinear(staged);
+  }
+};
+
 // A whole-table read of many fragments is split across two threads
 // (Dataset::ToBatch); the rows must come back exactly as one scan returns
 // them, in manifest order.
-TEST_F(TableTest, WholeTableReadsOfManyFragmentsKeepRowOrder) {
-  Dataset v1 = CreatePeople(3000);
-  StageOptions one_row_files;
-  one_row_files.max_rows_per_file = 1;
-  auto v2 = CommitLinear(*StageAppend(v1, {People(3000, 40)}, one_row_files));
+TEST_F(SplitReadTest, WholeTableReadsOfManyFragmentsKeepRowOrder) {
+  auto v2 = ManyFragments();
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
   ASSERT_EQ(v2->manifest().fragments.size(), 41u);
   auto whole = v2->ToBatch({});
@@ -71,11 +82,8 @@ TEST_F(TableTest, WholeTableReadsOfManyFragmentsKeepRowOrder) {
 
 // A damaged file in either half of a split read fails the read with the
 // file's error; nothing is returned half-read.
-TEST_F(TableTest, SplitReadsReportDamageInEitherHalf) {
-  Dataset v1 = CreatePeople(3000);
-  StageOptions one_row_files;
-  one_row_files.max_rows_per_file = 1;
-  auto v2 = CommitLinear(*StageAppend(v1, {People(3000, 40)}, one_row_files));
+TEST_F(SplitReadTest, SplitReadsReportDamageInEitherHalf) {
+  auto v2 = ManyFragments();
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
   for (size_t damaged : {size_t{1}, v2->manifest().fragments.size() - 1}) {
     const std::string key = v2->root() + "/data/" + v2->manifest().fragments[damaged].files[0].path;
