@@ -335,6 +335,8 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   // rebasing, so nothing reads a transaction file there: the transaction
   // inline in the manifest suffices, saving a file and its sync barrier.
   options.write_transaction_file = false;
+  // Nothing happens after the CAS, not even the optional version hint.
+  options.write_version_hint = false;
   auto committed = table::CommitLinear(staged, options);
   Status failed = committed.ok() ? failpoint::Hit(failpoint::kGraphAfterCas) : committed.status();
   if (failed.ok()) {

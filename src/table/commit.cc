@@ -144,7 +144,7 @@ Result<Dataset> CommitLinear(const StagedTransaction& staged, const CommitOption
   }
   if (options.deferred) return InvalidArgument("a linear commit cannot defer its sync");
   auto result = Commit(staged, staged.base.version() + 1, options);
-  if (result.ok()) {
+  if (result.ok() && options.write_version_hint) {
     // Best effort and not synced: Lance lists _versions/ to find the latest
     // version, so a missing or stale hint is harmless.
     (void)staged.base.store()->Put(JoinPath(result->branch_root(), lance::kLatestVersionHint),

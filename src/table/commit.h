@@ -37,6 +37,12 @@ struct CommitOptions {
   // (the graph's __manifest) keeps the transaction inline in the manifest
   // alone. Detached commits never write the file.
   bool write_transaction_file = true;
+  // Linear commits only: afterwards, best effort and not synced, rewrite
+  // `_versions/latest_version_hint.json` (lance-format.md §1.11 step 7).
+  // Lance finds the latest version by listing, so the hint is optional; the
+  // graph's __manifest skips it because nothing may follow its publication
+  // (write-path.md) and the rename costs about half a millisecond.
+  bool write_version_hint = true;
 };
 
 // Commits as version base+1 of the base's line (main or its branch).

@@ -147,6 +147,28 @@ TEST_F(MutationTest, IfCommitIsACompareAndSwapOnTheHead) {
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
 }
 
+// The write-path budget of a warm one-node insert (issue: graph engine,
+// benchmarks): every store call and sync barrier, counted exactly, so a
+// change that adds one fails here and not only in the benchmark.
+TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
+  ASSERT_TRUE(Run("add_person", R"({"name":"warm","age":1})").ok());
+  StoreCounters& counters = graph_->store().store()->counters();
+  counters.Reset();
+  auto r = Run("add_person", R"({"name":"carol","age":41})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Writes: the Person data file and detached manifest, the __manifest data
+  // file and version M+1. Nothing follows the publication (no version hint).
+  EXPECT_EQ(counters.writes.load(), 4u);
+  // Reads: one probe for __manifest version M+1 when the WriteTxn captures
+  // the head, one when it is rechecked under the gates.
+  EXPECT_EQ(counters.reads.load(), 2u);
+  EXPECT_EQ(counters.lists.load(), 0u);
+  EXPECT_EQ(counters.deletes.load(), 0u);
+  // One round for the four new files and their three directories, one for
+  // the directory entry of the published version.
+  EXPECT_EQ(counters.sync_barriers.load(), 8u);
+}
+
 TEST_F(MutationTest, ParameterErrorsAreTyped) {
   auto missing = Run("set_age", R"({"age":1})");
   EXPECT_EQ(missing.status().code(), ErrorCode::kInvalidArgument);
