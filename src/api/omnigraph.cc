@@ -88,6 +88,7 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
 }
 
 Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::CatalogFor(const graph::GraphState& state) {
+  std::lock_guard<std::mutex> lock(caches_mutex_);
   if (auto it = catalogs_.find(state.schema.ir_hash); it != catalogs_.end()) return it->second;
   auto compiled = compiler::CompileSchema(state.schema.source, "schema.pg");
   if (!compiled.ok()) {
@@ -100,6 +101,24 @@ Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::CatalogFor(const gra
   auto catalog = std::make_shared<const compiler::Catalog>(std::move(compiled).value());
   catalogs_[state.schema.ir_hash] = catalog;
   return catalog;
+}
+
+Result<std::shared_ptr<const compiler::ir::QueryIR>> Omnigraph::CompiledQuery(const graph::GraphState& state,
+                                                                                const compiler::Catalog& catalog,
+                                                                                std::string_view source,
+                                                                                std::string_view source_file,
+                                                                                const std::string& name) {
+  std::string key = fmt::format("{}\n{}\n{}\n{}", state.schema.ir_hash, source_file, name, source);
+  {
+    std::lock_guard<std::mutex> lock(caches_mutex_);
+    if (auto it = compiled_queries_.find(key); it != compiled_queries_.end()) return it->second;
+  }
+  OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(catalog, source, source_file, name));
+  auto compiled = std::make_shared<const compiler::ir::QueryIR>(std::move(query));
+  std::lock_guard<std::mutex> lock(caches_mutex_);
+  if (compiled_queries_.size() >= kMaxCompiledQueries) compiled_queries_.clear();
+  compiled_queries_.emplace(std::move(key), compiled);
+  return compiled;
 }
 
 Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::Catalog() {
@@ -170,7 +189,8 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
                     {{"expected", *if_commit}, {"actual", txn.base.head.id}});
     }
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
-    OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(*catalog, source, source_file, name));
+    OG_ASSIGN_OR_RETURN(auto compiled, CompiledQuery(txn.base, *catalog, source, source_file, name));
+    const compiler::ir::QueryIR& query = *compiled;
     if (!query.is_mutation) {
       return InvalidArgument(fmt::format("query '{}' is a read query; run it with `query`", query.name));
     }
@@ -212,7 +232,8 @@ Result<exec::QueryResult> Omnigraph::Query(std::string_view source, std::string_
     OG_ASSIGN_OR_RETURN(state, graph_->ReadState(target.branch));
   }
   OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(state));
-  OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(*catalog, source, source_file, name));
+  OG_ASSIGN_OR_RETURN(auto compiled, CompiledQuery(state, *catalog, source, source_file, name));
+  const compiler::ir::QueryIR& query = *compiled;
   if (query.is_mutation) {
     return InvalidArgument(fmt::format("query '{}' is a mutation; run it with `mutate`", query.name));
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@
 
 namespace omnigraph::compiler {
 class Catalog;
+namespace ir {
+struct QueryIR;
+}
 }
 
 namespace omnigraph::api {
@@ -126,12 +130,24 @@ class Omnigraph {
  private:
   Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph);
   Result<std::shared_ptr<const compiler::Catalog>> CatalogFor(const graph::GraphState& state);
+  // CompileQuery of `name` in `source` against the schema `state` holds,
+  // cached: an agent repeating one query or mutation compiles it once.
+  Result<std::shared_ptr<const compiler::ir::QueryIR>> CompiledQuery(const graph::GraphState& state,
+                                                                       const compiler::Catalog& catalog,
+                                                                       std::string_view source,
+                                                                       std::string_view source_file,
+                                                                       const std::string& name);
 
   std::string uri_;
   std::shared_ptr<graph::GraphStore> graph_;
   std::optional<std::string> actor_;
   // Compiled catalogs by schema IR hash (immutable; disposable cache).
   std::map<std::string, std::shared_ptr<const compiler::Catalog>> catalogs_;
+  // Compiled queries by (schema IR hash, file name, query name, source);
+  // cleared when it reaches kMaxCompiledQueries entries.
+  std::map<std::string, std::shared_ptr<const compiler::ir::QueryIR>> compiled_queries_;
+  static constexpr size_t kMaxCompiledQueries = 64;
+  std::mutex caches_mutex_;  // guards catalogs_ and compiled_queries_
 };
 
 }  // namespace omnigraph::api

@@ -16,6 +16,7 @@ TableDataPtr TableData::Append(const TableDataPtr& base, const std::vector<Recor
   std::shared_ptr<TableData> data(new TableData());
   data->schema_ = base->schema_;
   data->prefix_ = base->prefix_ ? base->prefix_ : base;
+  if (base->prefix_) data->base_ = base;
   data->appended_ = base->appended_;
   data->appended_.insert(data->appended_.end(), appended.begin(), appended.end());
   // Counts carry forward from the base, so a write adds only its own rows.
@@ -60,11 +61,19 @@ void TableData::BuildIndex() const {
       return;
     }
     int64_t first_row = prefix_->num_rows_;
-    for (const RecordBatchPtr& batch : appended_) {
-      IndexIds(*batch->GetColumn("id"), first_row, &index_);
-      first_row += batch->num_rows();
+    size_t first_batch = 0;
+    if (TableDataPtr base = base_.lock(); base && base->index_built_.load(std::memory_order_acquire)) {
+      // The base's batches are this version's leading batches.
+      index_ = base->index_;
+      first_batch = base->appended_.size();
+      first_row = base->num_rows_;
+    }
+    for (size_t b = first_batch; b < appended_.size(); ++b) {
+      IndexIds(*appended_[b]->GetColumn("id"), first_row, &index_);
+      first_row += appended_[b]->num_rows();
     }
   });
+  index_built_.store(true, std::memory_order_release);
 }
 
 int64_t TableData::RowOf(std::string_view id) const {

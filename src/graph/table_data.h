@@ -60,6 +60,10 @@ class TableData {
 
   // Derived data appended after prefix_ (a table read from storage).
   TableDataPtr prefix_;
+  // The derived version this one extends, if any: when its index is built,
+  // this one copies it and hashes only its own rows. Weak, so a chain of
+  // versions does not keep every older one alive.
+  std::weak_ptr<const TableData> base_;
   std::vector<RecordBatchPtr> appended_;
   SchemaPtr schema_;
   int64_t num_rows_ = 0;
@@ -71,6 +75,7 @@ class TableData {
   // Whole table for data read from storage; appended rows only when derived.
   mutable std::once_flag index_once_;
   mutable IdIndex index_;
+  mutable std::atomic<bool> index_built_{false};
   mutable std::atomic<bool> scanned_once_{false};
 };
 

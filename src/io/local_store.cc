@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <thread>
 
 #include <fmt/format.h>
 
+#include "io/sync_workers.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "util/random.h"
@@ -264,21 +264,6 @@ Status LocalStore::WriteExclusive(const std::string& full_path, std::string_view
   if (!st.ok()) ::unlink(full_path.c_str());
   if (st.ok()) ++counters_.writes;
   return st;
-}
-
-// Runs `task(i)` for i in [0, count), concurrently when count > 1: file
-// systems batch concurrent sync requests into one journal commit, so N new
-// files cost about one barrier instead of N.
-Status RunConcurrently(size_t count, const std::function<Status(size_t)>& task) {
-  if (count == 1) return task(0);
-  std::vector<Status> results(count);
-  std::vector<std::thread> threads;
-  threads.reserve(count - 1);
-  for (size_t i = 1; i < count; ++i) threads.emplace_back([&, i] { results[i] = task(i); });
-  results[0] = task(0);
-  for (std::thread& t : threads) t.join();
-  for (const Status& st : results) OG_RETURN_IF_ERROR(st);
-  return Status::OK();
 }
 
 Status LocalStore::Sync(const std::vector<std::string>& paths) {

@@ -75,8 +75,49 @@ void Manifest::RecomputeFeatureFlags() {
   writer_feature_flags = (writer_feature_flags & ~managed) | set;
 }
 
-std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction) {
+namespace {
+
+std::string EncodeFragment(const Fragment& fragment) {
+  ::lance::table::DataFragment proto;
+  FragmentToProto(fragment, &proto);
+  return proto.SerializeAsString();
+}
+
+// Appends `bytes` as field 2 (Manifest.fragments), length-delimited.
+void AppendFragmentField(std::string* out, std::string_view bytes) {
+  out->push_back(static_cast<char>((2 << 3) | 2));
+  uint64_t length = bytes.size();
+  while (length >= 0x80) {
+    out->push_back(static_cast<char>((length & 0x7f) | 0x80));
+    length >>= 7;
+  }
+  out->push_back(static_cast<char>(length));
+  out->append(bytes);
+}
+
+// The cached encoding of `fragment`, made afresh when it is missing or was
+// made from a different value.
+const std::string& CachedEncoding(Fragment* fragment) {
+  if (fragment->encoding == nullptr || !(fragment->encoding->fragment == *fragment)) {
+    auto encoding = std::make_shared<FragmentEncoding>();
+    encoding->fragment = *fragment;
+    encoding->fragment.encoding.reset();
+    encoding->bytes = EncodeFragment(*fragment);
+    fragment->encoding = std::move(encoding);
+  }
+  return fragment->encoding->bytes;
+}
+
+// The manifest file bytes. `encodings_current`: every fragment's cached
+// encoding is known to match it, so it is used without comparing.
+std::string EncodeManifestBytes(const Manifest& manifest, std::string_view transaction, bool encodings_current) {
   std::string out;
+  // The message is serialized in three parts so that fragments (field 2) can
+  // be copied from their cached encodings: `fields` (field 1), every
+  // fragment, then every other field. Concatenation is the protobuf
+  // encoding of the whole message, in field-number order as protobuf
+  // writes it.
+  ::lance::table::Manifest fields;
   ::lance::table::Manifest proto;
   if (!transaction.empty()) {
     proto.set_transaction_section(out.size());
@@ -88,8 +129,7 @@ std::string EncodeManifestFile(const Manifest& manifest, std::string_view transa
   }
   // The schema was validated when the manifest was built; an invalid one here
   // is a bug in the caller, so a failure only drops fields (never UB).
-  (void)SchemaToProto(manifest.schema, proto.mutable_fields(), proto.mutable_schema_metadata());
-  for (const Fragment& fragment : manifest.fragments) FragmentToProto(fragment, proto.add_fragments());
+  (void)SchemaToProto(manifest.schema, fields.mutable_fields(), proto.mutable_schema_metadata());
   proto.set_version(manifest.version);
   proto.mutable_timestamp()->set_seconds(manifest.timestamp_nanos / 1'000'000'000);
   proto.mutable_timestamp()->set_nanos(static_cast<int32_t>(manifest.timestamp_nanos % 1'000'000'000));
@@ -114,7 +154,13 @@ std::string EncodeManifestFile(const Manifest& manifest, std::string_view transa
   if (manifest.branch) proto.set_branch(*manifest.branch);
 
   int64_t position = static_cast<int64_t>(out.size());
-  std::string message = proto.SerializeAsString();
+  std::string message = fields.SerializeAsString();
+  for (const Fragment& fragment : manifest.fragments) {
+    const bool cached =
+        fragment.encoding != nullptr && (encodings_current || fragment.encoding->fragment == fragment);
+    AppendFragmentField(&message, cached ? fragment.encoding->bytes : EncodeFragment(fragment));
+  }
+  proto.AppendToString(&message);
   AppendChecksumField(&message);
   AppendSection(&out, message);
   out.append(reinterpret_cast<const char*>(&position), 8);
@@ -122,6 +168,21 @@ std::string EncodeManifestFile(const Manifest& manifest, std::string_view transa
   out.append(reinterpret_cast<const char*>(&kManifestMinor), 2);
   out.append(kMagic);
   return out;
+}
+
+}  // namespace
+
+std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction) {
+  return EncodeManifestBytes(manifest, transaction, /*encodings_current=*/false);
+}
+
+void CacheFragmentEncodings(Manifest* manifest) {
+  for (Fragment& fragment : manifest->fragments) (void)CachedEncoding(&fragment);
+}
+
+std::string EncodeManifestFile(Manifest* manifest, std::string_view transaction) {
+  CacheFragmentEncodings(manifest);
+  return EncodeManifestBytes(*manifest, transaction, /*encodings_current=*/true);
 }
 
 Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view path) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,15 +59,32 @@ struct DeletionFile {
   bool operator==(const DeletionFile&) const = default;
 };
 
+struct FragmentEncoding;
+
 struct Fragment {
   uint64_t id = 0;
   std::vector<DataFile> files;
   std::optional<DeletionFile> deletion_file;
   uint64_t physical_rows = 0;  // rows including deleted ones
+  // The serialized DataFragment of this fragment, with the value it was made
+  // from (see CacheFragmentEncodings). Not part of the value: copies share
+  // it and == ignores it.
+  std::shared_ptr<const FragmentEncoding> encoding;
 
   uint64_t num_deleted_rows() const { return deletion_file ? deletion_file->num_deleted_rows : 0; }
   uint64_t num_rows() const { return physical_rows - num_deleted_rows(); }
-  bool operator==(const Fragment&) const = default;
+  bool operator==(const Fragment& other) const {
+    return id == other.id && files == other.files && deletion_file == other.deletion_file &&
+           physical_rows == other.physical_rows;
+  }
+};
+
+// A fragment's DataFragment bytes and the fragment they encode. Keeping the
+// value makes a stale encoding impossible to use: a fragment changed after
+// its bytes were made no longer equals `fragment`, and is encoded afresh.
+struct FragmentEncoding {
+  Fragment fragment;  // its own `encoding` is empty
+  std::string bytes;
 };
 
 struct BasePath {
@@ -120,7 +138,19 @@ struct ManifestFile {
 // [u32 len | IndexSection] (when present) [u32 len | Manifest]
 // [i64 manifest position][i16 0][i16 2]["LANC"].
 // `transaction` is a serialized Transaction message or empty.
+// A fragment's cached encoding is used when it still matches the fragment.
 std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction);
+
+// As above, after CacheFragmentEncodings(manifest): compares each fragment
+// with its cached value once, not twice.
+std::string EncodeManifestFile(Manifest* manifest, std::string_view transaction);
+
+// Gives every fragment of `manifest` a current cached encoding (new ones for
+// fragments without one or whose value changed). A manifest that descends
+// from this one by copy then encodes its unchanged fragments by copying
+// bytes: a table with many fragments (one per small write until compaction)
+// commits in time proportional to its changes, not to its fragment count.
+void CacheFragmentEncodings(Manifest* manifest);
 
 // Parses manifest file bytes. `path` names the file in errors.
 // Errors: CorruptData (bad magic, bad framing, undecodable protobuf, a

@@ -193,7 +193,9 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
     to_sync.push_back(txn_path);
   }
   OG_FAILPOINT(failpoint::kCommitAfterTransactionFile);
-  std::string bytes = lance::EncodeManifestFile(*manifest, transaction_bytes);
+  // The manifest becomes the committed version's (and its successors')
+  // base; cached fragment encodings make their commits copy bytes.
+  std::string bytes = lance::EncodeManifestFile(manifest, transaction_bytes);
   std::string path = JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(manifest->version));
   OG_FAILPOINT(failpoint::kCommitBeforeManifest);
   auto conflict = [&]() {

@@ -169,6 +169,25 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   EXPECT_EQ(counters.sync_barriers.load(), 8u);
 }
 
+// Compiled queries are cached per handle; the cache must key on the whole
+// source, so a redefined query runs its new text, and never hold errors.
+TEST_F(MutationTest, ARedefinedQueryRunsItsNewText) {
+  constexpr std::string_view kFirst = R"(query add() { insert Person { name: "first", age: 1 } })";
+  constexpr std::string_view kSecond = R"(query add() { insert Person { name: "second", age: 2 } })";
+  constexpr std::string_view kBroken = R"(query add() { insert Person { name: 3 } })";
+  ASSERT_TRUE(graph_->Mutate(kFirst, "m.gq", "add", "{}").ok());
+  ASSERT_TRUE(graph_->Mutate(kSecond, "m.gq", "add", "{}").ok());
+  for (int i = 0; i < 2; ++i) {
+    auto broken = graph_->Mutate(kBroken, "m.gq", "add", "{}");
+    EXPECT_EQ(broken.status().code(), ErrorCode::kInvalidArgument) << broken.status().ToString();
+  }
+  ASSERT_TRUE(graph_->Mutate(kFirst, "m.gq", "add", "{}").ok());
+  std::string people = *graph_->Export("main", {"Person"});
+  EXPECT_NE(people.find("\"id\":\"first\",\"age\":1"), std::string::npos) << people;
+  EXPECT_NE(people.find("\"id\":\"second\",\"age\":2"), std::string::npos) << people;
+  EXPECT_EQ(Counts()["Person"], 4u);
+}
+
 TEST_F(MutationTest, ParameterErrorsAreTyped) {
   auto missing = Run("set_age", R"({"age":1})");
   EXPECT_EQ(missing.status().code(), ErrorCode::kInvalidArgument);

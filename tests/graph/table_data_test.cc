@@ -103,6 +103,33 @@ TEST(TableDataTest, AppendedDataKeepsPrefixRowsAndIndexesNewOnes) {
   EXPECT_EQ(one->num_rows(), 3);
 }
 
+// A version derived from an indexed derived version copies that index and
+// hashes only its own rows; forks of one base and bases already dropped
+// must give the same rows as a full rebuild.
+TEST(TableDataTest, DerivedVersionsExtendTheIndexOfTheirBase) {
+  SchemaPtr schema = PersonSchema();
+  auto stored = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}}));
+  TableDataPtr one = TableData::Append(stored, {MakeBatch(schema, {{S("b"), I(2)}})});
+  EXPECT_EQ(one->RowOf("b"), 1);  // builds one's index
+  TableDataPtr left = TableData::Append(one, {MakeBatch(schema, {{S("c"), I(3)}})});
+  TableDataPtr right = TableData::Append(one, {MakeBatch(schema, {{S("d"), I(4)}}), MakeBatch(schema, {{S("c"), I(5)}})});
+  EXPECT_EQ(left->RowOf("c"), 2);
+  EXPECT_EQ(left->RowOf("d"), -1);
+  EXPECT_EQ(left->RowOf("b"), 1);
+  EXPECT_EQ(left->RowOf("a"), 0);
+  EXPECT_EQ(right->RowOf("c"), 3);
+  EXPECT_EQ(right->RowOf("d"), 2);
+  EXPECT_EQ(right->RowOf("b"), 1);
+  EXPECT_EQ(one->RowOf("c"), -1);  // the base saw none of its forks' rows
+  // Three generations, the middle one dropped before the last indexes.
+  TableDataPtr next = TableData::Append(left, {MakeBatch(schema, {{S("e"), I(6)}})});
+  TableDataPtr last = TableData::Append(next, {MakeBatch(schema, {{S("f"), I(7)}})});
+  next.reset();
+  std::vector<int64_t> rows;
+  last->RowsOf({"f", "e", "c", "b", "a", "d"}, &rows);
+  EXPECT_EQ(rows, (std::vector<int64_t>{4, 3, 2, 1, 0, -1}));
+}
+
 TEST(TableDataTest, AppendRefusesOtherColumnsAndMaterializesLongTails) {
   SchemaPtr schema = PersonSchema();
   auto base = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}}));

@@ -82,6 +82,31 @@ TEST(Manifest, RoundTripsEveryField) {
   EXPECT_EQ(decoded->file_size, bytes.size());
 }
 
+// Cached fragment encodings give the same bytes as fresh encoding, and a
+// fragment changed after caching is encoded from its new value.
+TEST(Manifest, CachedFragmentEncodingsNeverServeAStaleFragment) {
+  Manifest m = SampleManifest();
+  const std::string fresh = EncodeManifestFile(m, "txn");
+  CacheFragmentEncodings(&m);
+  ASSERT_NE(m.fragments[0].encoding, nullptr);
+  EXPECT_EQ(EncodeManifestFile(m, "txn"), fresh);
+  Manifest next = m;  // shares the encodings, as a commit's copy does
+  next.fragments[1].deletion_file = DeletionFile{DeletionFileKind::kBitmap, 4, 9, 2, std::nullopt, 0x1234u};
+  next.fragments[0].files[0].file_size_bytes = 5000;
+  next.RecomputeFeatureFlags();
+  auto decoded = DecodeManifestFile(EncodeManifestFile(next, ""), "m.manifest");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->manifest.fragments, next.fragments);
+  EXPECT_EQ(decoded->manifest.fragments[1].num_deleted_rows(), 2u);
+  EXPECT_EQ(decoded->manifest.fragments[0].files[0].file_size_bytes, 5000u);
+  EXPECT_EQ(decoded->manifest.NumRows(), 10u);
+  const std::string expected = EncodeManifestFile(Manifest(decoded->manifest), "");
+  EXPECT_EQ(EncodeManifestFile(&next, ""), expected);  // re-caches the two changed fragments
+  EXPECT_NE(next.fragments[1].encoding, m.fragments[1].encoding);
+  EXPECT_EQ(next.fragments[1].encoding->fragment, next.fragments[1]);
+  EXPECT_EQ(EncodeManifestFile(next, ""), expected);
+}
+
 TEST(Manifest, TrailerAndInlineTransactionFraming) {
   Transaction t;
   t.read_version = 2;
