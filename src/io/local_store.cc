@@ -351,18 +351,35 @@ Status LocalStore::Put(const std::string& path, std::string_view data, const Wri
   return SyncDirectory(DirectoryOf(full));
 }
 
+// Names `temp`'s file `full` unless an object exists there (AlreadyExists),
+// atomically across processes; `temp` is gone afterwards either way.
+// renameat2(RENAME_NOREPLACE) does it in one directory operation; file
+// systems without it get link() (which refuses an existing name) and an
+// unlink of the temporary name.
+static Status MoveIfAbsent(const std::string& temp, const std::string& full) {
+  Status st = [&]() -> Status {
+    OG_FAILPOINT(failpoint::kStoreBeforePublish);
+    return Status::OK();
+  }();
+  if (!st.ok()) {
+    ::unlink(temp.c_str());
+    return st;
+  }
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, full.c_str(), RENAME_NOREPLACE) == 0) return Status::OK();
+  int err = errno;
+  if (err == EINVAL || err == ENOSYS) {
+    err = ::link(temp.c_str(), full.c_str()) == 0 ? 0 : errno;
+  }
+  ::unlink(temp.c_str());
+  return err == 0 ? Status::OK() : ErrnoStatus("create", full, err);
+}
+
 Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data, const WriteOptions& options) {
   std::string full = FullPath(path);
   if (options.direct && !options.durable) return WriteExclusive(full, data);
   std::string temp;
   OG_RETURN_IF_ERROR(WriteTempFile(full, data, options.durable, &temp));
-  Status st = [&]() -> Status {
-    OG_FAILPOINT(failpoint::kStoreBeforePublish);
-    if (::link(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("create", full, errno);
-    return Status::OK();
-  }();
-  ::unlink(temp.c_str());
-  if (!st.ok()) return st;
+  OG_RETURN_IF_ERROR(MoveIfAbsent(temp, full));
   ++counters_.writes;
   if (!options.durable) return Status::OK();
   OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
@@ -379,14 +396,7 @@ Result<std::string> LocalStore::StageForPublish(const std::string& path, std::st
 
 Status LocalStore::PublishIfAbsent(const std::string& staged, const std::string& path) {
   std::string full = FullPath(path);
-  std::string temp = FullPath(staged);
-  Status st = [&]() -> Status {
-    OG_FAILPOINT(failpoint::kStoreBeforePublish);
-    if (::link(temp.c_str(), full.c_str()) != 0) return ErrnoStatus("create", full, errno);
-    return Status::OK();
-  }();
-  ::unlink(temp.c_str());
-  if (!st.ok()) return st;
+  OG_RETURN_IF_ERROR(MoveIfAbsent(FullPath(staged), full));
   ++counters_.writes;
   OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
   return SyncDirectory(DirectoryOf(full));

@@ -121,6 +121,19 @@ TEST(LocalStore, PutIfAbsentRefusesExistingObjects) {
   Status st = store.PutIfAbsent("v/1", "second");
   EXPECT_EQ(st.code(), ErrorCode::kAlreadyExists);
   EXPECT_EQ((*store.Get("v/1"))->view(), "first");
+  // The two-phase form: the loser's staged object is removed, the winner's
+  // becomes the object; no temporary name is left either way.
+  auto staged = store.StageForPublish("v/2", "staged");
+  ASSERT_TRUE(staged.ok());
+  ASSERT_TRUE(store.PublishIfAbsent(*staged, "v/2").ok());
+  auto late = store.StageForPublish("v/2", "late");
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(store.PublishIfAbsent(*late, "v/2").code(), ErrorCode::kAlreadyExists);
+  EXPECT_EQ((*store.Get("v/2"))->view(), "staged");
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path() + "/v")) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"1", "2"}));
 }
 
 TEST(LocalStore, PutIfAbsentHasExactlyOneWinnerAcrossProcesses) {
