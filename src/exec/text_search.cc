@@ -1,6 +1,11 @@
 #include "exec/text_search.h"
 
+#include <libstemmer.h>
+#include <locale.h>
+#include <wctype.h>
+
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -10,23 +15,168 @@ namespace omnigraph::exec {
 
 namespace {
 
-bool IsTokenByte(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+// Tokens of this many bytes or more are dropped (Lance's max_token_length).
+constexpr size_t kMaxTokenBytes = 40;
+
+// English stop words as Lance's tokenizer removes them: the classic Lucene
+// list of 33 (checked against Lance 8 through the npm oracle,
+// tests/interop/fts_oracle.mjs), sorted for binary search.
+constexpr std::string_view kStopWords[] = {
+    "a",  "an",   "and",   "are",  "as",    "at",    "be",   "but",  "by",   "for", "if",
+    "in", "into", "is",    "it",   "no",    "not",   "of",   "on",   "or",   "such", "that",
+    "the", "their", "then", "there", "these", "they", "this", "to",  "was",  "will", "with"};
+
+bool IsStopWord(std::string_view token) {
+  return std::binary_search(std::begin(kStopWords), std::end(kStopWords), token);
+}
+
+// Decodes the UTF-8 sequence at text[*i], advancing *i. Invalid or truncated
+// sequences yield U+FFFD and advance one byte.
+char32_t NextCodePoint(std::string_view text, size_t* i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char b0 = byte(*i);
+  int length = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 0;
+  if (length == 0 || *i + static_cast<size_t>(length) > text.size()) {
+    ++*i;
+    return 0xFFFD;
+  }
+  char32_t cp = length == 1 ? b0 : b0 & (0x7F >> length);
+  for (int k = 1; k < length; ++k) {
+    const unsigned char b = byte(*i + static_cast<size_t>(k));
+    if ((b & 0xC0) != 0x80) {
+      ++*i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  *i += static_cast<size_t>(length);
+  return cp;
+}
+
+void AppendUtf8(char32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Unicode classification and lower-casing from glibc's C.UTF-8 locale;
+// without it (never on Debian 12), ASCII rules and every non-ASCII
+// character counted as a letter.
+class CharacterClasses {
+ public:
+  CharacterClasses() : locale_(::newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {}
+  bool IsLetterOrDigit(char32_t cp) const {
+    if (cp < 0x80) return std::isalnum(static_cast<int>(cp)) != 0;
+    if (cp == 0xFFFD) return false;
+    return locale_ == static_cast<locale_t>(0) || ::iswalnum_l(static_cast<wint_t>(cp), locale_) != 0;
+  }
+  char32_t Lower(char32_t cp) const {
+    if (cp < 0x80) return static_cast<char32_t>(std::tolower(static_cast<int>(cp)));
+    if (locale_ == static_cast<locale_t>(0)) return cp;
+    return static_cast<char32_t>(::towlower_l(static_cast<wint_t>(cp), locale_));
+  }
+
+ private:
+  locale_t locale_;
+};
+
+const CharacterClasses& Classes() {
+  static const CharacterClasses classes;
+  return classes;
+}
+
+// ASCII spelling of a Latin-1 Supplement or Latin Extended-A letter
+// (U+00C0..U+017F), or empty when `cp` is outside that range or is not a
+// letter (× and ÷).
+std::string_view FoldedLatin(char32_t cp) {
+  static constexpr std::string_view kFolded[] = {
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",   // U+00C0
+      "d", "n", "o", "o", "o", "o", "o", "", "o", "u", "u", "u", "u", "y", "th", "ss",   // U+00D0
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",   // U+00E0
+      "d", "n", "o", "o", "o", "o", "o", "", "o", "u", "u", "u", "u", "y", "th", "y",    // U+00F0
+      "a", "a", "a", "a", "a", "a", "c", "c", "c", "c", "c", "c", "c", "c", "d", "d",    // U+0100
+      "d", "d", "e", "e", "e", "e", "e", "e", "e", "e", "e", "e", "g", "g", "g", "g",    // U+0110
+      "g", "g", "g", "g", "h", "h", "h", "h", "i", "i", "i", "i", "i", "i", "i", "i",    // U+0120
+      "i", "i", "ij", "ij", "j", "j", "k", "k", "q", "l", "l", "l", "l", "l", "l", "l",  // U+0130
+      "l", "l", "l", "n", "n", "n", "n", "n", "n", "n", "n", "n", "o", "o", "o", "o",    // U+0140
+      "o", "o", "oe", "oe", "r", "r", "r", "r", "r", "r", "s", "s", "s", "s", "s", "s",  // U+0150
+      "s", "s", "t", "t", "t", "t", "t", "t", "u", "u", "u", "u", "u", "u", "u", "u",    // U+0160
+      "u", "u", "u", "u", "w", "w", "y", "y", "y", "z", "z", "z", "z", "z", "z", "s",    // U+0170
+  };
+  static_assert(std::size(kFolded) == 0x180 - 0xC0);
+  if (cp < 0xC0 || cp >= 0x180) return {};
+  return kFolded[cp - 0xC0];
+}
+
+// Snowball's English stemmer; one instance per thread (libstemmer's
+// stemmers keep state between calls).
+std::string Stem(const std::string& token) {
+  struct Stemmer {
+    sb_stemmer* handle = ::sb_stemmer_new("english", "UTF_8");
+    ~Stemmer() {
+      if (handle != nullptr) ::sb_stemmer_delete(handle);
+    }
+  };
+  thread_local Stemmer stemmer;
+  if (stemmer.handle == nullptr) return token;
+  const sb_symbol* stemmed = ::sb_stemmer_stem(stemmer.handle, reinterpret_cast<const sb_symbol*>(token.data()),
+                                               static_cast<int>(token.size()));
+  if (stemmed == nullptr) return token;  // out of memory: keep the word
+  return std::string(reinterpret_cast<const char*>(stemmed),
+                     static_cast<size_t>(::sb_stemmer_length(stemmer.handle)));
+}
+
+// Steps 2-6 for one raw token (its original bytes).
+void AnalyzeToken(std::string_view raw, std::vector<std::string>* out) {
+  if (raw.size() >= kMaxTokenBytes) return;
+  const CharacterClasses& classes = Classes();
+  std::string lower;
+  lower.reserve(raw.size());
+  for (size_t i = 0; i < raw.size();) AppendUtf8(classes.Lower(NextCodePoint(raw, &i)), &lower);
+  std::string stemmed = Stem(lower);
+  if (IsStopWord(stemmed)) return;
+  std::string folded;
+  folded.reserve(stemmed.size());
+  for (size_t i = 0; i < stemmed.size();) {
+    const char32_t cp = NextCodePoint(stemmed, &i);
+    std::string_view ascii = FoldedLatin(cp);
+    if (!ascii.empty()) {
+      folded.append(ascii);
+    } else {
+      AppendUtf8(cp, &folded);
+    }
+  }
+  out->push_back(std::move(folded));
 }
 
 }  // namespace
 
 void Tokenize(std::string_view text, std::vector<std::string>* out) {
+  const CharacterClasses& classes = Classes();
   size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && !IsTokenByte(static_cast<unsigned char>(text[i]))) ++i;
-    if (i >= text.size()) break;
-    std::string token;
-    while (i < text.size() && IsTokenByte(static_cast<unsigned char>(text[i]))) {
-      char c = text[i++];
-      token.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+    size_t start = i;
+    char32_t cp = NextCodePoint(text, &i);
+    if (!classes.IsLetterOrDigit(cp)) continue;
+    size_t end = i;
+    while (i < text.size()) {
+      size_t next = i;
+      if (!classes.IsLetterOrDigit(NextCodePoint(text, &next))) break;
+      i = end = next;
     }
-    out->push_back(std::move(token));
+    AnalyzeToken(text.substr(start, end - start), out);
   }
 }
 

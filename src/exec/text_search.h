@@ -1,11 +1,16 @@
 // Flat (index-free) text and vector search primitives for read queries
 // (spec/surface.md §2.7).
 //
-// Tokenization is deliberately simple and documented as such: ASCII letters
-// and digits are lower-cased, every other ASCII byte separates tokens, and
-// bytes >= 0x80 (UTF-8 sequences) are kept inside tokens unchanged. There is
-// no stemming and no stop-word list (Lance's default tokenizer has both), so
-// `search` matches whole lower-cased words only.
+// Text is analyzed as Lance's default full-text tokenizer does (§2.7;
+// Lance's InvertedIndexParams defaults), in this order:
+//   1. split on every character that is not a Unicode letter or digit;
+//   2. drop tokens of 40 bytes or more;
+//   3. lower-case;
+//   4. stem with the Snowball English stemmer (libstemmer);
+//   5. drop English stop words (Lucene's 33, checked after stemming);
+//   6. fold accented Latin letters to ASCII ("café" -> "cafe").
+// Folding covers Latin-1 Supplement and Latin Extended-A; other characters
+// are kept as they are. Invalid UTF-8 bytes separate tokens.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +22,8 @@
 
 namespace omnigraph::exec {
 
-// Tokens of `text` in order (duplicates kept), appended to `out`.
+// Analyzed tokens of `text` in order (duplicates kept), appended to `out`.
+// Thread-safe.
 void Tokenize(std::string_view text, std::vector<std::string>* out);
 
 // Sorted, de-duplicated tokens of `text`.

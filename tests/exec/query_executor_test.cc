@@ -937,6 +937,19 @@ TEST_F(SearchTest, TokenSearchFilters) {
             (Rows{R"({"d.slug":"cv-overview"})", R"({"d.slug":"dl-basics"})", R"({"d.slug":"nlp-guide"})"}));
 }
 
+// The analyzer is Lance's default (§2.7): stemming, stop words, folding.
+TEST_F(SearchTest, SearchStemsDropsStopWordsAndFoldsAccents) {
+  // "learn" stems like "learning"/"learns"; "build" like "builds".
+  EXPECT_EQ(Query(kSearchQueries, "text_search", {{"q", S("learned")}}),
+            (Rows{R"({"d.slug":"dl-basics"})", R"({"d.slug":"ml-intro"})", R"({"d.slug":"rl-intro"})"}));
+  EXPECT_EQ(Query(kSearchQueries, "text_search", {{"q", S("BUILDING")}}), (Rows{R"({"d.slug":"ml-intro"})"}));
+  // Stop words never match, alone or beside a real word.
+  EXPECT_EQ(Query(kSearchQueries, "text_search", {{"q", S("the and with by")}}), Rows{});
+  EXPECT_EQ(Query(kSearchQueries, "text_search", {{"q", S("by agents")}}), (Rows{R"({"d.slug":"rl-intro"})"}));
+  // Accents fold to ASCII on both sides.
+  EXPECT_EQ(Query(kSearchQueries, "text_search", {{"q", S("Réward")}}), (Rows{R"({"d.slug":"rl-intro"})"}));
+}
+
 TEST_F(SearchTest, Bm25OrdersAndFilters) {
   auto r = Run(kSearchQueries, "ranked", {{"q", S("language models")}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -950,17 +963,19 @@ TEST_F(SearchTest, Bm25OrdersAndFilters) {
 
 TEST_F(SearchTest, ReciprocalRankFusion) {
   // Vector arm (limit 3): ml-intro, nlp-guide, rl-intro. Title arm for
-  // "learning": dl-basics, rl-intro (3 tokens, tie kept in row order), then
-  // ml-intro (4 tokens). Fused: ml-intro 1/61+1/63 > rl-intro 1/63+1/62 >
-  // dl-basics 1/61 > nlp-guide 1/62.
+  // "learning" (analyzed "learn"): ml-intro, dl-basics, rl-intro, each with
+  // three analyzed tokens ("to" is a stop word), so equal scores keep row
+  // order. Fused: ml-intro 2/61 > rl-intro 2/63 > nlp-guide 1/62 =
+  // dl-basics 1/62, where the tie keeps the primary arm's doc first.
   auto r = Run(kSearchQueries, "fused", {{"v", Vec({0.1, 0.2, 0.3, 0.4})}, {"q", S("learning")}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->row_count(), 3);
   EXPECT_EQ(r->rows->column(0)->GetView(0), "ml-intro");
-  EXPECT_NEAR(r->rows->column(1)->Value<double>(0), 1.0 / 61 + 1.0 / 63, 1e-12);
+  EXPECT_NEAR(r->rows->column(1)->Value<double>(0), 2.0 / 61, 1e-12);
   EXPECT_EQ(r->rows->column(0)->GetView(1), "rl-intro");
-  EXPECT_NEAR(r->rows->column(1)->Value<double>(1), 1.0 / 63 + 1.0 / 62, 1e-12);
-  EXPECT_EQ(r->rows->column(0)->GetView(2), "dl-basics");
+  EXPECT_NEAR(r->rows->column(1)->Value<double>(1), 2.0 / 63, 1e-12);
+  EXPECT_EQ(r->rows->column(0)->GetView(2), "nlp-guide");
+  EXPECT_NEAR(r->rows->column(1)->Value<double>(2), 1.0 / 62, 1e-12);
   // k = 1, primary bm25 "networks": dl-basics/nlp-guide/cv-overview, then
   // vector-only docs in vector order.
   Rows fused = Query(kSearchQueries, "fused_k", {{"v", Vec({0.1, 0.2, 0.3, 0.4})}, {"q", S("networks")}});
