@@ -36,6 +36,7 @@ struct TableInput {
   std::string type_name;
   SchemaPtr schema;  // physical
   std::vector<const Property*> properties;  // schema column -> property (nullptr for id/src/dst)
+  std::vector<bool> is_key;                 // schema column -> part of the node's @key
   std::vector<std::unique_ptr<ArrayBuilder>> columns;
   std::vector<std::optional<std::string>> explicit_ids;
   std::vector<std::string> src, dst;
@@ -131,6 +132,7 @@ class Loader {
     for (const Field& f : in.schema->fields()) {
       in.columns.push_back(ArrayBuilder::Make(f.type));
       in.properties.push_back(node ? node->FindProperty(f.name) : edge->FindProperty(f.name));
+      in.is_key.push_back(node != nullptr && std::find(node->key.begin(), node->key.end(), f.name) != node->key.end());
     }
     return &in;
   }
@@ -216,6 +218,10 @@ class Loader {
         if (name == property->name) found = value;
       }
       const JsonValue& value = *found;
+      if (in->is_key[c] && value.is_null()) {
+        // §4.2 words a missing key apart from other missing values.
+        return LineError(line_no, fmt::format("node {} is missing a non-null @key value", in->type_name));
+      }
       Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get());
       if (!st.ok()) return LineError(line_no, st.message());
     }

@@ -421,9 +421,11 @@ TEST_F(BadInputTest, MalformedJsonlLinesNameTheLineAndChangeNothing) {
        "bad.jsonl:2: a graph batch record needs exactly one of 'type' (node) or 'edge'"},
       {R"({"type":"Persons","data":{"name":"x"}})", ErrorCode::kInvalidArgument, "bad.jsonl:2: unknown node type 'Persons'"},
       {R"({"edge":"Likes","from":"alice","to":"bob"})", ErrorCode::kInvalidArgument, "bad.jsonl:2: unknown edge type 'Likes'"},
-      // Missing key / null in a non-nullable property.
+      // Missing key (§4.2 wording) / null in a non-nullable property.
       {R"({"type":"Person","data":{"age":3}})", ErrorCode::kInvalidArgument,
-       "bad.jsonl:2: non-nullable property 'name' has null or invalid values"},
+       "bad.jsonl:2: node Person is missing a non-null @key value"},
+      {R"({"type":"Person","data":{"name":null}})", ErrorCode::kInvalidArgument,
+       "bad.jsonl:2: node Person is missing a non-null @key value"},
       {R"({"type":"Note","data":{"body":null}})", ErrorCode::kInvalidArgument,
        "bad.jsonl:2: non-nullable property 'body' has null or invalid values"},
       {R"({"edge":"Knows","to":"bob"})", ErrorCode::kInvalidArgument, "bad.jsonl:2: edge record needs a string 'from'"},
@@ -502,7 +504,7 @@ TEST_F(BadInputTest, CrlfAndBlankLinesAreStillAccepted) {
   // Errors after CRLF lines still count lines from 1.
   auto bad = graph_->Load("\r\n\r\n{\"type\":\"Person\"}\r\n", "crlf.jsonl", LoadMode::kMerge);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().message(), "crlf.jsonl:3: non-nullable property 'name' has null or invalid values");
+  EXPECT_EQ(bad.status().message(), "crlf.jsonl:3: node Person is missing a non-null @key value");
 }
 
 

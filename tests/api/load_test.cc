@@ -200,7 +200,7 @@ TEST_F(LoadTest, EnvelopeErrorsNameTheLine) {
       {"{\"type\":\"Nope\",\"data\":{}}", "data.jsonl:2: unknown node type 'Nope'"},
       {"{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"age\":3}}", "data.jsonl:2: unknown input field 'age' for 'node:Person'"},
       {"{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"name\":\"b\"}}", "data.jsonl:2: duplicate JSON member 'name'"},
-      {"{\"type\":\"Person\",\"data\":{}}", "data.jsonl:2: non-nullable property 'name' has null or invalid values"},
+      {"{\"type\":\"Person\",\"data\":{}}", "data.jsonl:2: node Person is missing a non-null @key value"},
       {"{\"edge\":\"Knows\",\"from\":\"a\",\"to\":\"b\",\"data\":{\"src\":\"x\"}}", "data.jsonl:2: edge data field 'src' is reserved structural state"},
       {"{\"type\":\"Person\",\"_rowid\":1}", "data.jsonl:2: top-level field '_rowid' is reserved physical state"},
       {"{\"type\":\"Person\",\"data\":{\"name\":\"a\",\"id\":\"b\"}}", "data.jsonl:2: node Person explicit id 'b' does not match its canonical @key id 'a'"},
