@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "exec/result_json.h"
+#include "util/utf8.h"
 
 namespace omnigraph::exec {
 namespace {
@@ -23,14 +24,7 @@ std::string CellText(const Array& array, int64_t row) {
   return json;
 }
 
-// Number of UTF-8 code points (display width approximation).
-size_t DisplayWidth(std::string_view text) {
-  size_t width = 0;
-  for (unsigned char c : text) {
-    if ((c & 0xC0) != 0x80) ++width;
-  }
-  return width;
-}
+using utf8::DisplayWidth;
 
 std::string EscapeNewlines(std::string_view text) {
   std::string out;
@@ -42,21 +36,18 @@ std::string EscapeNewlines(std::string_view text) {
   return out;
 }
 
-// Truncates to `width` code points, ending with "…" when shortened.
+// Truncates to `width` terminal columns, ending with "…" (one column) when
+// shortened; a wide character that would not fit before it is left out.
 std::string Fit(const std::string& text, size_t width) {
   if (DisplayWidth(text) <= width) return text;
   std::string out;
   size_t used = 0;
   for (size_t i = 0; i < text.size();) {
-    size_t len = 1;
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c >= 0xF0) len = 4;
-    else if (c >= 0xE0) len = 3;
-    else if (c >= 0xC0) len = 2;
-    if (used + 1 >= width) break;
-    out.append(text, i, len);
-    ++used;
-    i += len;
+    size_t start = i;
+    size_t columns = utf8::ColumnWidth(utf8::Next(text, &i));
+    if (used + columns + 1 > width) break;
+    out.append(text, start, i - start);
+    used += columns;
   }
   return out + "…";
 }

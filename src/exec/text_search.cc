@@ -1,15 +1,15 @@
 #include "exec/text_search.h"
 
 #include <libstemmer.h>
-#include <locale.h>
-#include <wctype.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
+
+#include "util/utf8.h"
 
 namespace omnigraph::exec {
 
@@ -28,73 +28,6 @@ constexpr std::string_view kStopWords[] = {
 
 bool IsStopWord(std::string_view token) {
   return std::binary_search(std::begin(kStopWords), std::end(kStopWords), token);
-}
-
-// Decodes the UTF-8 sequence at text[*i], advancing *i. Invalid or truncated
-// sequences yield U+FFFD and advance one byte.
-char32_t NextCodePoint(std::string_view text, size_t* i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char b0 = byte(*i);
-  int length = b0 < 0x80 ? 1 : (b0 >> 5) == 0x6 ? 2 : (b0 >> 4) == 0xE ? 3 : (b0 >> 3) == 0x1E ? 4 : 0;
-  if (length == 0 || *i + static_cast<size_t>(length) > text.size()) {
-    ++*i;
-    return 0xFFFD;
-  }
-  char32_t cp = length == 1 ? b0 : b0 & (0x7F >> length);
-  for (int k = 1; k < length; ++k) {
-    const unsigned char b = byte(*i + static_cast<size_t>(k));
-    if ((b & 0xC0) != 0x80) {
-      ++*i;
-      return 0xFFFD;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  *i += static_cast<size_t>(length);
-  return cp;
-}
-
-void AppendUtf8(char32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-// Unicode classification and lower-casing from glibc's C.UTF-8 locale;
-// without it (never on Debian 12), ASCII rules and every non-ASCII
-// character counted as a letter.
-class CharacterClasses {
- public:
-  CharacterClasses() : locale_(::newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(0))) {}
-  bool IsLetterOrDigit(char32_t cp) const {
-    if (cp < 0x80) return std::isalnum(static_cast<int>(cp)) != 0;
-    if (cp == 0xFFFD) return false;
-    return locale_ == static_cast<locale_t>(0) || ::iswalnum_l(static_cast<wint_t>(cp), locale_) != 0;
-  }
-  char32_t Lower(char32_t cp) const {
-    if (cp < 0x80) return static_cast<char32_t>(std::tolower(static_cast<int>(cp)));
-    if (locale_ == static_cast<locale_t>(0)) return cp;
-    return static_cast<char32_t>(::towlower_l(static_cast<wint_t>(cp), locale_));
-  }
-
- private:
-  locale_t locale_;
-};
-
-const CharacterClasses& Classes() {
-  static const CharacterClasses classes;
-  return classes;
 }
 
 // ASCII spelling of a Latin-1 Supplement or Latin Extended-A letter
@@ -141,21 +74,20 @@ std::string Stem(const std::string& token) {
 // Steps 2-6 for one raw token (its original bytes).
 void AnalyzeToken(std::string_view raw, std::vector<std::string>* out) {
   if (raw.size() >= kMaxTokenBytes) return;
-  const CharacterClasses& classes = Classes();
   std::string lower;
   lower.reserve(raw.size());
-  for (size_t i = 0; i < raw.size();) AppendUtf8(classes.Lower(NextCodePoint(raw, &i)), &lower);
+  for (size_t i = 0; i < raw.size();) utf8::Append(utf8::ToLower(utf8::Next(raw, &i)), &lower);
   std::string stemmed = Stem(lower);
   if (IsStopWord(stemmed)) return;
   std::string folded;
   folded.reserve(stemmed.size());
   for (size_t i = 0; i < stemmed.size();) {
-    const char32_t cp = NextCodePoint(stemmed, &i);
+    const char32_t cp = utf8::Next(stemmed, &i);
     std::string_view ascii = FoldedLatin(cp);
     if (!ascii.empty()) {
       folded.append(ascii);
     } else {
-      AppendUtf8(cp, &folded);
+      utf8::Append(cp, &folded);
     }
   }
   out->push_back(std::move(folded));
@@ -164,16 +96,14 @@ void AnalyzeToken(std::string_view raw, std::vector<std::string>* out) {
 }  // namespace
 
 void Tokenize(std::string_view text, std::vector<std::string>* out) {
-  const CharacterClasses& classes = Classes();
   size_t i = 0;
   while (i < text.size()) {
     size_t start = i;
-    char32_t cp = NextCodePoint(text, &i);
-    if (!classes.IsLetterOrDigit(cp)) continue;
+    if (!utf8::IsLetterOrDigit(utf8::Next(text, &i))) continue;
     size_t end = i;
     while (i < text.size()) {
       size_t next = i;
-      if (!classes.IsLetterOrDigit(NextCodePoint(text, &next))) break;
+      if (!utf8::IsLetterOrDigit(utf8::Next(text, &next))) break;
       i = end = next;
     }
     AnalyzeToken(text.substr(start, end - start), out);

@@ -80,6 +80,30 @@ TEST(ResultFormat, TableAlignsAndTruncates) {
   EXPECT_EQ(lines[4], "B\"ob\\nx | null     | null     | null     | []       | \"NaN\"");
 }
 
+// Table columns are measured in terminal columns: CJK characters take two,
+// combining marks none, so rows line up in a terminal.
+TEST(ResultFormat, TableMeasuresWideAndCombiningCharacters) {
+  auto schema = std::make_shared<const Schema>(Schema({Field("name", DataType::Utf8()), Field("n", DataType::Int64())}));
+  QueryResult r;
+  r.query_name = "q";
+  r.columns = {"name", "n"};
+  r.rows = testing::MakeBatch(schema, {{S("数据库"), I(1)}, {S("e\u0301te\u0301"), I(2)}, {S("abc"), I(3)}});
+  std::string out = FormatResult(r, OutputFormat::kTable, TableOptions{});
+  EXPECT_EQ(out,
+            "3 rows from branch main via q\n"
+            "name   | n\n"
+            "-------+--\n"
+            "数据库 | 1\n"
+            "e\u0301te\u0301    | 2\n"
+            "abc    | 3\n");
+  // Truncation never splits a wide character across the cap.
+  TableOptions narrow;
+  narrow.max_column_width = 8;
+  r.rows = testing::MakeBatch(schema, {{S("数据库系统管理"), I(1)}});
+  std::string cut = FormatResult(r, OutputFormat::kTable, narrow);
+  EXPECT_NE(cut.find("数据库\u2026  | 1"), std::string::npos) << cut;
+}
+
 TEST(ResultFormat, KvAndEmptyResults) {
   QueryResult empty;
   empty.query_name = "q";

@@ -1,0 +1,38 @@
+// UTF-8 decoding and Unicode character properties shared by the text
+// analyzer (exec/text_search.h) and the table output (exec/result_format.h).
+// Classification, case and display width come from glibc's C.UTF-8 locale,
+// used through the *_l functions so the process locale is never changed.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace omnigraph::utf8 {
+
+// U+FFFD: what an invalid or truncated sequence decodes to.
+inline constexpr char32_t kReplacement = 0xFFFD;
+
+// Decodes the code point at text[*i] and advances *i past it. An invalid
+// or truncated sequence yields kReplacement and advances one byte.
+// Precondition: *i < text.size().
+char32_t Next(std::string_view text, size_t* i);
+
+// Appends the UTF-8 encoding of `cp` (a valid scalar value) to `out`.
+void Append(char32_t cp, std::string* out);
+
+// Unicode letter or digit (ASCII rules without a C.UTF-8 locale).
+bool IsLetterOrDigit(char32_t cp);
+
+// Simple (one-to-one) lower-case mapping.
+char32_t ToLower(char32_t cp);
+
+// Terminal columns of `cp`: 2 for East Asian wide and full-width
+// characters, 0 for combining marks, 1 otherwise (control characters
+// included, as they are printed raw).
+size_t ColumnWidth(char32_t cp);
+
+// Sum of ColumnWidth over the code points of `text`.
+size_t DisplayWidth(std::string_view text);
+
+}  // namespace omnigraph::utf8
