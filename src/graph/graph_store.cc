@@ -348,6 +348,12 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
     return ReadSetChanged(fmt::format("graph_head:{}", p.branch), p.expected_head,
                           fmt::format("another commit at manifest version {}", head.manifest_version));
   }
+  // M+1 is visible but its directory entry may not survive a power cut:
+  // never acknowledged, and not undone either (readers may have seen it).
+  if (auto d = failed.details().find(std::string(kDurabilityDetail));
+      d != failed.details().end() && d->second == "unconfirmed") {
+    return failed.WithDetail("outcome", "indeterminate");
+  }
   // A lost acknowledgement: the put-if-absent of M+1 may have landed before
   // the error. Resolve it against the exact attempted version: it holds this
   // commit (published), is absent or holds another commit (not published),

@@ -172,8 +172,7 @@ class LocalObjectWriter final : public ObjectWriter {
     if (::rename(temp_path_.c_str(), full_path_.c_str()) != 0) return ErrnoStatus("rename", full_path_, errno);
     ++store_->counters().writes;
     if (!durable_) return Status::OK();
-    OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
-    return store_->SyncDirectory(DirectoryOf(full_path_));
+    return store_->SyncPublishedName(full_path_);
   }
 
   LocalStore* store_;
@@ -227,6 +226,15 @@ Status LocalStore::SyncDirectory(const std::string& dir) {
   ::close(fd);
   if (rc != 0) return ErrnoStatus("fsync directory", dir, err);
   return Status::OK();
+}
+
+Status LocalStore::SyncPublishedName(const std::string& full_path) {
+  Status st = [&]() -> Status {
+    OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+    return SyncDirectory(DirectoryOf(full_path));
+  }();
+  if (st.ok()) return st;
+  return st.WithDetail(std::string(kDurabilityDetail), "unconfirmed");
 }
 
 Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
@@ -347,8 +355,7 @@ Status LocalStore::Put(const std::string& path, std::string_view data, const Wri
   }
   ++counters_.writes;
   if (!options.durable) return Status::OK();
-  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
-  return SyncDirectory(DirectoryOf(full));
+  return SyncPublishedName(full);
 }
 
 // Names `temp`'s file `full` unless an object exists there (AlreadyExists),
@@ -382,8 +389,7 @@ Status LocalStore::PutIfAbsent(const std::string& path, std::string_view data, c
   OG_RETURN_IF_ERROR(MoveIfAbsent(temp, full));
   ++counters_.writes;
   if (!options.durable) return Status::OK();
-  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
-  return SyncDirectory(DirectoryOf(full));
+  return SyncPublishedName(full);
 }
 
 Result<std::string> LocalStore::StageForPublish(const std::string& path, std::string_view data) {
@@ -398,8 +404,7 @@ Status LocalStore::PublishIfAbsent(const std::string& staged, const std::string&
   std::string full = FullPath(path);
   OG_RETURN_IF_ERROR(MoveIfAbsent(FullPath(staged), full));
   ++counters_.writes;
-  OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
-  return SyncDirectory(DirectoryOf(full));
+  return SyncPublishedName(full);
 }
 
 Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& path, const WriteOptions& options) {

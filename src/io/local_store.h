@@ -53,6 +53,9 @@ class LocalStore final : public ObjectStore {
   Status EnsureParentDirectory(const std::string& full_path);
   Status SyncDirectory(const std::string& dir);
   Status SyncFile(int fd, const std::string& full_path);
+  // Makes the entry of `full_path`, just published, durable. A failure
+  // carries kDurabilityDetail = "unconfirmed" (see object_store.h).
+  Status SyncPublishedName(const std::string& full_path);
 
  private:
   Status WriteTempFile(const std::string& full_path, std::string_view data, bool durable, std::string* temp_path);

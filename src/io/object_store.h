@@ -5,6 +5,12 @@
 // Durability contract: a successful Put, PutIfAbsent or ObjectWriter::Finish
 // means the bytes and the directory entry naming them survive a power cut.
 // Visibility is atomic: readers see the whole object or nothing.
+//
+// A write that fails after its object became visible under its name, but
+// before the name was made durable (the directory sync failed), returns its
+// error with the detail kDurabilityDetail = "unconfirmed": readers may see
+// the object now, and it may be gone after a power cut. Callers must not
+// report such a write as acknowledged.
 #pragma once
 
 #include <atomic>
@@ -18,6 +24,8 @@
 #include "util/status.h"
 
 namespace omnigraph {
+
+inline constexpr std::string_view kDurabilityDetail = "durability";
 
 struct ObjectMeta {
   std::string path;   // full key relative to the store root

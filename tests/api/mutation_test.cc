@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
@@ -167,6 +169,25 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   // One round for the four new files and their three directories, one for
   // the directory entry of the published version.
   EXPECT_EQ(counters.sync_barriers.load(), 8u);
+}
+
+// write-path.md: nothing is acknowledged before it is durable. When the
+// directory sync that makes __manifest M+1 durable fails after M+1 became
+// visible, the write is reported as failed with an indeterminate outcome,
+// never as committed.
+TEST_F(MutationTest, AFailedSyncOfThePublishedVersionIsNeverAcknowledged) {
+  ASSERT_TRUE(Run("add_person", R"({"name":"warm","age":1})").ok());
+  // Hits of the directory-sync failpoint in a warm insert: the first sync
+  // round, then the publication's own directory sync.
+  failpoint::Set(failpoint::kStoreBeforeDirSync, failpoint::Action::kError, /*skip=*/1);
+  auto r = Run("add_person", R"({"name":"carol","age":41})");
+  failpoint::ClearAll();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kIoError) << r.status().ToString();
+  EXPECT_EQ(r.status().details().at("outcome"), "indeterminate");
+  EXPECT_EQ(r.status().details().at(std::string(kDurabilityDetail)), "unconfirmed");
+  // The next write works.
+  ASSERT_TRUE(Run("add_person", R"({"name":"dave","age":7})").ok());
 }
 
 // Compiled queries are cached per handle; the cache must key on the whole
