@@ -166,6 +166,13 @@ std::map<std::string, Scalar> ParamScalars(const compiler::ParamMap& params) {
   return out;
 }
 
+// `--if-commit` lost: the branch head is `actual`, not `expected` (§3.2).
+Status HeadIsNot(const std::string& branch, const std::string& expected, const std::string& actual) {
+  return Status(ErrorCode::kPreconditionFailed,
+                fmt::format("branch '{}' head is '{}', not the expected commit '{}'", branch, actual, expected),
+                {{"expected", expected}, {"actual", actual}});
+}
+
 int64_t NowMillis() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -182,12 +189,7 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   for (int attempt = 0;; ++attempt) {
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
     txn.actor_id = actor_;
-    if (if_commit && txn.base.head.id != *if_commit) {
-      return Status(ErrorCode::kPreconditionFailed,
-                    fmt::format("branch '{}' head is '{}', not the expected commit '{}'", branch, txn.base.head.id,
-                                *if_commit),
-                    {{"expected", *if_commit}, {"actual", txn.base.head.id}});
-    }
+    if (if_commit && txn.base.head.id != *if_commit) return HeadIsNot(branch, *if_commit, txn.base.head.id);
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
     OG_ASSIGN_OR_RETURN(auto compiled, CompiledQuery(txn.base, *catalog, source, source_file, name));
     const compiler::ir::QueryIR& query = *compiled;
@@ -209,6 +211,12 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
       bool retry = written.status().code() == ErrorCode::kReadSetChanged && plan.insert_only && !if_commit &&
                    attempt + 1 < kMaxRePrepareAttempts;
       if (retry) continue;
+      if (if_commit && written.status().code() == ErrorCode::kReadSetChanged) {
+        // The head moved between the check above and the publication: the
+        // compare-and-swap on the head was lost (§3.2: 412, CLI exit 4).
+        auto now = graph_->ReadState(branch);
+        return HeadIsNot(branch, *if_commit, now.ok() ? now->head.id : "unknown");
+      }
       return written.status();
     }
     report.commit = written->commit;

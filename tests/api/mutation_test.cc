@@ -1,4 +1,8 @@
 // Mutations through the embedded API (spec/surface.md §3).
+#include <atomic>
+#include <thread>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
@@ -207,6 +211,31 @@ TEST_F(MutationTest, ARedefinedQueryRunsItsNewText) {
   EXPECT_NE(people.find("\"id\":\"first\",\"age\":1"), std::string::npos) << people;
   EXPECT_NE(people.find("\"id\":\"second\",\"age\":2"), std::string::npos) << people;
   EXPECT_EQ(Counts()["Person"], 4u);
+}
+
+// A head that moves between the --if-commit check and the publication is a
+// lost compare-and-swap too: PreconditionFailed (412, CLI exit 4) with
+// {expected, actual}, never a bare read-set conflict.
+TEST_F(MutationTest, IfCommitLostToAConcurrentWriterIsAPreconditionFailure) {
+  auto other = Omnigraph::Open(dir_.path() + "/g");
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; !stop; ++i) (void)(*other)->Mutate(kMutations, "m.gq", "note", fmt::format(R"({{"body":"w{}"}})", i));
+  });
+  int refused = 0;
+  for (int i = 0; i < 60; ++i) {
+    std::string head = graph_->ListCommits()->front().id;
+    auto r = graph_->Mutate(kMutations, "m.gq", "note", fmt::format(R"({{"body":"c{}"}})", i), "main", head);
+    if (r.ok()) continue;
+    ++refused;
+    EXPECT_EQ(r.status().code(), ErrorCode::kPreconditionFailed) << r.status().ToString();
+    EXPECT_EQ(r.status().details().at("expected"), head);
+    EXPECT_NE(r.status().details().at("actual"), head);
+  }
+  stop = true;
+  writer.join();
+  ::testing::Test::RecordProperty("refused", refused);
 }
 
 TEST_F(MutationTest, ParameterErrorsAreTyped) {
