@@ -1,9 +1,15 @@
 #include "graph/graph_store.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <fstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "lance/versioning.h"
 #include "table/commit.h"
@@ -55,6 +61,41 @@ Status CheckStamp(const table::Dataset& manifest) {
   return Status::OK();
 }
 
+// This machine's boot id: a claim's pid means something only on the boot
+// that wrote it. Empty when unavailable.
+std::string BootId() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+// The init claim: who claimed (pid on this boot) and when.
+std::string InitClaimText() {
+  nlohmann::json claim = {{"claimed_at_us", NowMicros()},
+                          {"claim", Uuid::Random().ToString()},
+                          {"pid", static_cast<int64_t>(::getpid())},
+                          {"boot_id", BootId()}};
+  return claim.dump();
+}
+
+// Whether the claim at `key` was written on this boot by a process that no
+// longer exists. Unreadable claims, other machines' claims and claims
+// without a pid (older writers) are presumed alive.
+bool ClaimOwnerIsGone(ObjectStore* store, const std::string& key) {
+  auto bytes = store->Get(key);
+  if (!bytes.ok()) return false;
+  auto claim = nlohmann::json::parse((*bytes)->view(), nullptr, /*allow_exceptions=*/false);
+  if (!claim.is_object() || !claim.contains("pid") || !claim["pid"].is_number_integer() ||
+      !claim.contains("boot_id") || !claim["boot_id"].is_string()) {
+    return false;
+  }
+  const std::string boot_id = BootId();
+  const auto pid = claim["pid"].get<int64_t>();
+  if (boot_id.empty() || claim["boot_id"].get<std::string>() != boot_id || pid <= 0 || pid == ::getpid()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
 }  // namespace
 
 std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce) {
@@ -69,9 +110,16 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::
     return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))
         .WithDetail("kind", "already_initialized");
   }
-  Status claim = store->PutIfAbsent(graph->Key(kInitClaim),
-                                    fmt::format("{{\"claimed_at_us\":{},\"claim\":\"{}\"}}", NowMicros(),
-                                                Uuid::Random().ToString()));
+  const std::string claim_key = graph->Key(kInitClaim);
+  Status claim = store->PutIfAbsent(claim_key, InitClaimText());
+  if (claim.code() == ErrorCode::kAlreadyExists && ClaimOwnerIsGone(store.get(), claim_key)) {
+    // The claimant died on this machine before publishing: the claim is
+    // stale. Whoever wins the fresh claim (or, after a race here, the
+    // __manifest create below) initializes; the tables a dead init created
+    // are unreferenced and never read.
+    (void)store->Delete(claim_key);
+    claim = store->PutIfAbsent(claim_key, InitClaimText());
+  }
   if (claim.code() == ErrorCode::kAlreadyExists) {
     return AlreadyExists(fmt::format("graph '{}' is being initialized by another process (remove {} if that "
                                      "process died)", store->Uri(root), kInitClaim))
@@ -103,8 +151,15 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::
   state.head.generation = 0;
   state.manifest_version = 1;
   OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, EncodeGraphState(state));
-  OG_RETURN_IF_ERROR(table::Dataset::Create(store, manifest_root, *ManifestSchema(), {rows}).status());
-  (void)store->Delete(graph->Key(kInitClaim));
+  Status created = table::Dataset::Create(store, manifest_root, *ManifestSchema(), {rows}).status();
+  if (created.code() == ErrorCode::kAlreadyExists) {
+    // Another init published __manifest v1 first (possible only when both
+    // took over a stale claim): the graph exists, and it is theirs.
+    return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))
+        .WithDetail("kind", "already_initialized");
+  }
+  OG_RETURN_IF_ERROR(created);
+  (void)store->Delete(claim_key);
   return graph;
 }
 

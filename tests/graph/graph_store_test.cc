@@ -3,6 +3,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "graph/write_txn.h"
@@ -185,6 +188,62 @@ TEST_F(GraphStoreTest, ConcurrentProcessesPublishExactlyOnceEach) {
   EXPECT_EQ(ids.front(), "w0-0");
   EXPECT_EQ(ids.back(), "w3-2");
   EXPECT_EQ(graph_->ListCommits()->size(), 1u + kWriters * 3);
+}
+
+}  // namespace
+}  // namespace omnigraph::graph
+
+namespace omnigraph::graph {
+namespace {
+
+// engine.md §1.8: init claims the root first. A claim whose owner died on
+// this machine (same boot, pid gone) must not block the next init forever;
+// any other claim still refuses with InitializationClaimed.
+class InitClaimTest : public ::testing::Test {
+ protected:
+  Result<std::shared_ptr<GraphStore>> Init() {
+    SchemaContract contract{"node Person { name: String @key }", "{\"ir\":1}", "abc"};
+    return GraphStore::Init(store_, "", contract, {{"node:Person", 1, PersonSchema()}});
+  }
+  void WriteClaim(const std::string& text) { ASSERT_TRUE(store_->Put("__init_claim.json", text).ok()); }
+  static std::string BootId() {
+    std::ifstream in("/proc/sys/kernel/random/boot_id");
+    std::string id;
+    std::getline(in, id);
+    return id;
+  }
+  static pid_t DeadPid() {
+    pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return child;
+  }
+  testing::TempDir dir_;
+  std::shared_ptr<LocalStore> store_ = LocalStore::Make(dir_.path());
+};
+
+TEST_F(InitClaimTest, AClaimOfADeadProcessOnThisBootIsTakenOver) {
+  WriteClaim(fmt::format(R"({{"claimed_at_us":1,"claim":"x","pid":{},"boot_id":"{}"}})", DeadPid(), BootId()));
+  auto graph = Init();
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  EXPECT_EQ(store_->Head("__init_claim.json").status().code(), ErrorCode::kNotFound);
+  auto again = Init();
+  EXPECT_EQ(again.status().details().at("kind"), "already_initialized");
+}
+
+TEST_F(InitClaimTest, LiveOtherMachineAndOldClaimsStillRefuse) {
+  const std::string claims[] = {
+      fmt::format(R"({{"pid":{},"boot_id":"{}"}})", ::getppid(), BootId()),  // alive
+      fmt::format(R"({{"pid":{},"boot_id":"another-boot"}})", DeadPid()),   // not ours to judge
+      R"({"claimed_at_us":1,"claim":"x"})",                                 // written before pids
+      "not json"};
+  for (const std::string& claim : claims) {
+    WriteClaim(claim);
+    auto graph = Init();
+    ASSERT_FALSE(graph.ok()) << claim;
+    EXPECT_EQ(graph.status().details().at("kind"), "initialization_claimed") << claim;
+  }
 }
 
 }  // namespace
