@@ -134,6 +134,7 @@ Result<std::string> Omnigraph::SchemaSource() {
 Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_name, LoadMode mode,
                                    const std::string& branch, const exec::LoadProgress& progress) {
   for (int attempt = 0;; ++attempt) {
+    OG_ASSIGN_OR_RETURN(auto writers, graph_->LockBranchWriters(branch));
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
     txn.actor_id = actor_;
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
@@ -187,6 +188,7 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   compiler::BindOptions bind;
   bind.now_ms = NowMillis();
   for (int attempt = 0;; ++attempt) {
+    OG_ASSIGN_OR_RETURN(auto writers, graph_->LockBranchWriters(branch));
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
     txn.actor_id = actor_;
     if (if_commit && txn.base.head.id != *if_commit) return HeadIsNot(branch, *if_commit, txn.base.head.id);

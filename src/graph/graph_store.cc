@@ -421,6 +421,12 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   return failed;
 }
 
+Result<std::unique_ptr<ObjectStore::Lock>> GraphStore::LockBranchWriters(std::string_view branch) {
+  std::string name;
+  for (unsigned char c : branch) name += fmt::format("{:02x}", c);
+  return store_->LockExclusive(Key(fmt::format("_locks/branch-{}.lock", name)));
+}
+
 Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branch) {
   OG_ASSIGN_OR_RETURN(GraphState state, ReadState(branch));
   std::vector<CommitRecord> commits = {state.head};

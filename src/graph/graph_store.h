@@ -117,6 +117,14 @@ class GraphStore {
 
   // Commits reachable from `branch`'s head, newest first.
   Result<std::vector<CommitRecord>> ListCommits(std::string_view branch = kMainBranch);
+
+  // Orders writers of `branch` across processes: held from a write's capture
+  // to its publication, so cooperating writers never race each other's
+  // compare-and-swap (a writer that loses it must re-prepare, and with many
+  // writers some lost every attempt). The publication's conditional put
+  // still decides; stores without locks return nullptr. The lock file lives
+  // at `_locks/branch-<hex of the name>.lock`. Errors: IoError.
+  Result<std::unique_ptr<ObjectStore::Lock>> LockBranchWriters(std::string_view branch);
   // The commit with `id` on `branch`'s history. NotFound when absent.
   Result<CommitRecord> FindCommit(std::string_view id, std::string_view branch = kMainBranch);
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -416,6 +417,33 @@ Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& 
   int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus("create", target, errno);
   return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(this, full, temp, fd, options.durable));
+}
+
+namespace {
+
+class FileLock final : public ObjectStore::Lock {
+ public:
+  explicit FileLock(int fd) : fd_(fd) {}
+  ~FileLock() override { ::close(fd_); }  // closing releases the flock
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::LockExclusive(const std::string& path) {
+  std::string full = FullPath(path);
+  OG_RETURN_IF_ERROR(EnsureParentDirectory(full));
+  int fd = ::open(full.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus("open lock", full, errno);
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    int err = errno;
+    ::close(fd);
+    return ErrnoStatus("lock", full, err);
+  }
+  return std::unique_ptr<Lock>(new FileLock(fd));
 }
 
 Status LocalStore::Delete(const std::string& path) {

@@ -43,6 +43,9 @@ class LocalStore final : public ObjectStore {
   Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) override;
   Result<std::vector<std::string>> ListDirectories(const std::string& prefix) override;
   std::string Uri(const std::string& path) const override;
+  // flock(2) on the file `path` (created when missing; never deleted, so
+  // every process locks the same inode). Released when the process dies.
+  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path) override;
 
   const std::string& root() const { return root_; }
 

@@ -129,6 +129,19 @@ class ObjectStore {
   // Absolute URI of `path` (Lance base paths record absolute roots).
   virtual std::string Uri(const std::string& path) const = 0;
 
+  // An exclusive lock named `path`, held until the returned object is
+  // destroyed, shared by every process using this store (and by every
+  // handle in this one). It only orders cooperating writers; correctness
+  // never depends on it (conditional puts decide). Stores that cannot lock
+  // return nullptr. Blocks while another holder has it. Errors: IoError.
+  struct Lock {
+    virtual ~Lock() = default;
+  };
+  virtual Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path) {
+    (void)path;
+    return std::unique_ptr<Lock>();
+  }
+
   StoreCounters& counters() { return counters_; }
 
  protected:
