@@ -41,6 +41,20 @@ Result<std::string_view> ReadSection(std::string_view bytes, uint64_t pos, uint6
 
 }  // namespace
 
+std::vector<DataFile>& DataFileList::Mutable() {
+  if (files_ == nullptr) {
+    files_ = std::make_shared<std::vector<DataFile>>();
+  } else if (files_.use_count() > 1) {
+    files_ = std::make_shared<std::vector<DataFile>>(*files_);
+  }
+  return *files_;
+}
+
+const std::vector<DataFile>& DataFileList::Empty() {
+  static const std::vector<DataFile> empty;
+  return empty;
+}
+
 std::string DeletionFile::FileName(uint64_t fragment_id) const {
   return fmt::format("{}-{}-{}.{}", fragment_id, read_version, id, kind == DeletionFileKind::kBitmap ? "bin" : "arrow");
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,6 +46,41 @@ struct DataFile {
   bool operator==(const DataFile&) const = default;
 };
 
+// The data files of a fragment, copy-on-write: copying a fragment (every
+// commit copies its base manifest) shares the list, and two lists that share
+// storage compare equal without looking inside. A table with thousands of
+// fragments (one per small write until compaction) thus commits without
+// copying or comparing thousands of paths. Reads see a std::vector; writes
+// go through Mutable(), which first unshares.
+class DataFileList {
+ public:
+  using const_iterator = std::vector<DataFile>::const_iterator;
+
+  DataFileList() = default;
+  DataFileList(std::vector<DataFile> files)  // NOLINT(google-explicit-constructor): a value type
+      : files_(std::make_shared<std::vector<DataFile>>(std::move(files))) {}
+  DataFileList(std::initializer_list<DataFile> files) : DataFileList(std::vector<DataFile>(files)) {}
+
+  const std::vector<DataFile>& get() const { return files_ ? *files_ : Empty(); }
+  const_iterator begin() const { return get().begin(); }
+  const_iterator end() const { return get().end(); }
+  size_t size() const { return get().size(); }
+  bool empty() const { return get().empty(); }
+  const DataFile& operator[](size_t i) const { return get()[i]; }
+
+  // The list for writing, no longer shared with any copy.
+  std::vector<DataFile>& Mutable();
+  void push_back(DataFile file) { Mutable().push_back(std::move(file)); }
+
+  bool operator==(const DataFileList& other) const { return files_ == other.files_ || get() == other.get(); }
+
+ private:
+  static const std::vector<DataFile>& Empty();
+  // Never modified while shared: Mutable() copies it first when another
+  // list holds it too.
+  std::shared_ptr<std::vector<DataFile>> files_;
+};
+
 struct DeletionFile {
   DeletionFileKind kind = DeletionFileKind::kBitmap;
   uint64_t read_version = 0;
@@ -63,7 +99,7 @@ struct FragmentEncoding;
 
 struct Fragment {
   uint64_t id = 0;
-  std::vector<DataFile> files;
+  DataFileList files;
   std::optional<DeletionFile> deletion_file;
   uint64_t physical_rows = 0;  // rows including deleted ones
   // The serialized DataFragment of this fragment, with the value it was made

@@ -352,7 +352,7 @@ Result<Dataset> Dataset::CreateBranch(const std::string& name, uint64_t version,
   for (const lance::BasePath& b : clone.base_paths) base_id = std::max(base_id, b.id + 1);
   clone.base_paths.push_back(lance::BasePath{base_id, std::nullopt, true, store_->Uri(source.branch_root())});
   for (lance::Fragment& fragment : clone.fragments) {
-    for (lance::DataFile& file : fragment.files) {
+    for (lance::DataFile& file : fragment.files.Mutable()) {
       if (!file.base_id) file.base_id = base_id;
     }
     if (fragment.deletion_file && !fragment.deletion_file->base_id) fragment.deletion_file->base_id = base_id;

@@ -92,7 +92,7 @@ TEST(Manifest, CachedFragmentEncodingsNeverServeAStaleFragment) {
   EXPECT_EQ(EncodeManifestFile(m, "txn"), fresh);
   Manifest next = m;  // shares the encodings, as a commit's copy does
   next.fragments[1].deletion_file = DeletionFile{DeletionFileKind::kBitmap, 4, 9, 2, std::nullopt, 0x1234u};
-  next.fragments[0].files[0].file_size_bytes = 5000;
+  next.fragments[0].files.Mutable()[0].file_size_bytes = 5000;
   next.RecomputeFeatureFlags();
   auto decoded = DecodeManifestFile(EncodeManifestFile(next, ""), "m.manifest");
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
@@ -105,6 +105,27 @@ TEST(Manifest, CachedFragmentEncodingsNeverServeAStaleFragment) {
   EXPECT_NE(next.fragments[1].encoding, m.fragments[1].encoding);
   EXPECT_EQ(next.fragments[1].encoding->fragment, next.fragments[1]);
   EXPECT_EQ(EncodeManifestFile(next, ""), expected);
+}
+
+// A fragment copy shares its data-file list until one side writes to it;
+// the writer gets its own list and the other copy keeps the old value.
+TEST(Manifest, DataFileListsAreCopyOnWrite) {
+  Fragment a;
+  a.files.push_back(DataFile{"a.lance", {0}, {0}, 2, 1, 10, std::nullopt});
+  Fragment b = a;
+  EXPECT_EQ(&a.files[0], &b.files[0]);  // shared, not copied
+  EXPECT_EQ(a, b);
+  b.files.Mutable()[0].path = "b.lance";
+  EXPECT_NE(&a.files[0], &b.files[0]);
+  EXPECT_EQ(a.files[0].path, "a.lance");
+  EXPECT_EQ(b.files[0].path, "b.lance");
+  EXPECT_NE(a, b);
+  // Equal values in separate lists still compare equal.
+  Fragment c;
+  c.files = {DataFile{"a.lance", {0}, {0}, 2, 1, 10, std::nullopt}};
+  EXPECT_EQ(a, c);
+  EXPECT_TRUE(Fragment{}.files.empty());
+  EXPECT_EQ(Fragment{}.files, DataFileList(std::vector<DataFile>{}));
 }
 
 TEST(Manifest, TrailerAndInlineTransactionFraming) {
