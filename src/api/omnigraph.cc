@@ -187,11 +187,11 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   // now() is taken once per mutation request, stable across re-prepares.
   compiler::BindOptions bind;
   bind.now_ms = NowMillis();
+  if (if_commit) OG_RETURN_IF_ERROR(graph::ValidateCommitId(*if_commit));
   for (int attempt = 0;; ++attempt) {
     OG_ASSIGN_OR_RETURN(auto writers, graph_->LockBranchWriters(branch));
     OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
     txn.actor_id = actor_;
-    if (if_commit && txn.base.head.id != *if_commit) return HeadIsNot(branch, *if_commit, txn.base.head.id);
     OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
     OG_ASSIGN_OR_RETURN(auto compiled, CompiledQuery(txn.base, *catalog, source, source_file, name));
     const compiler::ir::QueryIR& query = *compiled;
@@ -199,6 +199,9 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
       return InvalidArgument(fmt::format("query '{}' is a read query; run it with `query`", query.name));
     }
     OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json, bind));
+    // The request is valid in itself; only now does the head decide (a query
+    // that could never run is reported as such, not as a lost race).
+    if (if_commit && txn.base.head.id != *if_commit) return HeadIsNot(branch, *if_commit, txn.base.head.id);
     OG_ASSIGN_OR_RETURN(exec::MutationPlan plan,
                         exec::PlanMutation(*graph_, txn.base, *catalog, query, ParamScalars(params)));
     MutationReport report;

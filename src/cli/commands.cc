@@ -8,12 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "api/omnigraph.h"
@@ -184,6 +186,34 @@ void KeepFreedMemoryForReuse() {
   ::mallopt(M_MMAP_THRESHOLD, kOneGiB);
   ::mallopt(M_TRIM_THRESHOLD, kOneGiB);
   ::mallopt(M_TOP_PAD, 64 << 20);
+}
+
+// The command words the user typed when one of them names no command of
+// this program ("frobnicate", "schema plan"), so the usage error can say so
+// instead of CLI11's generic complaint. `args` is in command-line order.
+std::optional<std::string> UnknownCommand(CLI::App* app, const std::vector<std::string>& args) {
+  auto every = [](CLI::App*) { return true; };
+  CLI::App* current = app;
+  std::string path;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word.rfind('-', 0) == 0) {
+      // An option; skip its value when it takes one and is not "--x=value".
+      const CLI::Option* option = current->get_option_no_throw(word);
+      if (option == nullptr) option = app->get_option_no_throw(word);
+      if (option != nullptr && option->get_type_size() > 0 && word.find('=') == std::string::npos) ++i;
+      continue;
+    }
+    if (current->get_subcommands(every).empty()) return std::nullopt;  // a command's own arguments
+    CLI::App* next = nullptr;
+    for (CLI::App* sub : current->get_subcommands(every)) {
+      if (sub->check_name(word)) next = sub;
+    }
+    path += path.empty() ? word : " " + word;
+    if (next == nullptr) return path;
+    current = next;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -549,6 +579,7 @@ int Run(int argc, char** argv) {
   });
 
   std::vector<std::string> args = RewriteDeprecatedVerbs(argc, argv);
+  const std::vector<std::string> words = args;
   try {
     // CLI11 takes the vector form reversed (it pops from the back).
     std::reverse(args.begin(), args.end());
@@ -556,7 +587,17 @@ int Run(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    if (auto unknown = UnknownCommand(&app, words)) {
+      std::cerr << "error: unknown command '" << *unknown << "'\nRun with --help or --help-all for more information.\n";
+    } else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      // CLI11's own message lists them in its reversed parse order;
+      // remaining() has them in command-line order.
+      std::vector<std::string> extras = app.remaining(true);
+      std::cerr << "error: unexpected arguments: " << fmt::format("{}", fmt::join(extras, " "))
+                << "\nRun with --help or --help-all for more information.\n";
+    } else {
+      app.exit(e);
+    }
     return kExitUsage;
   }
   if (show_version && app.get_subcommands().empty()) {

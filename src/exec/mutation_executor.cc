@@ -1,6 +1,7 @@
 #include "exec/mutation_executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -100,8 +101,13 @@ class Planner {
   }
 
   // Converts a value to what the column builder of `type` accepts: Blob
-  // values arrive as "base64:<data>" text and are stored as bytes.
+  // values arrive as "base64:<data>" text and are stored as bytes, and a
+  // float parameter stored in an integer property must be a whole number
+  // (§3.1: numeric types are inter-compatible; the builder checks the range).
   static Result<Scalar> ForColumn(const compiler::PropertyType& type, const Scalar& value, std::string_view property) {
+    if (value.is_double() && type.is_scalar() && compiler::IsInteger(type.scalar)) {
+      return WholeNumber(value.double_value(), property);
+    }
     if (value.is_null() || !type.is_blob()) return value;
     const std::string& text = value.string_value();
     constexpr std::string_view kPrefix = "base64:";
@@ -115,6 +121,18 @@ class Planner {
       return InvalidArgument(fmt::format("blob property '{}': invalid base64 blob data", property));
     }
     return Scalar::String(std::move(bytes));
+  }
+
+  static Result<Scalar> WholeNumber(double value, std::string_view property) {
+    if (!std::isfinite(value) || std::trunc(value) != value) {
+      return InvalidArgument(fmt::format("property '{}': value {} is not a whole number, and the property stores integers",
+                                         property, Scalar::Double(value).ToString()));
+    }
+    // 2^63 and 2^64 are exact doubles; below them the conversion is exact.
+    if (value >= -9223372036854775808.0 && value < 9223372036854775808.0) return Scalar::Int(static_cast<int64_t>(value));
+    if (value > 0 && value < 18446744073709551616.0) return Scalar::UInt(static_cast<uint64_t>(value));
+    return InvalidArgument(
+        fmt::format("property '{}': value {} is outside every integer range", property, Scalar::Double(value).ToString()));
   }
 
   Result<RowImage> CommittedRow(const PendingTable& table, int64_t row) const {

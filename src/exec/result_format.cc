@@ -116,25 +116,25 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
       return out;
     }
     case OutputFormat::kJson: {
-      std::string out = "{\n  \"query_name\": ";
+      std::string out = "{\"query_name\":";
       AppendJsonString(&out, result.query_name);
-      out += ",\n  \"target\": " + TargetJson(result) + fmt::format(",\n  \"row_count\": {}", rows);
+      out += ",\"target\":" + TargetJson(result) + fmt::format(",\"row_count\":{}", rows);
       if (columns > 0) {
-        out += ",\n  \"columns\": [";
+        out += ",\"columns\":[";
         for (size_t c = 0; c < columns; ++c) {
-          if (c) out += ", ";
+          if (c) out += ",";
           AppendJsonString(&out, result.columns[c]);
         }
         out += "]";
       }
-      out += ",\n  \"rows\": [";
-      for (int64_t r = 0; r < rows; ++r) out += (r ? ",\n    " : "\n    ") + RowJson(result, r);
-      out += rows ? "\n  ]" : "]";
+      out += ",\"rows\":[";
+      for (int64_t r = 0; r < rows; ++r) out += (r ? "," : "") + RowJson(result, r);
+      out += "]";
       if (result.graph_commit_id) {
-        out += ",\n  \"graph_commit_id\": ";
+        out += ",\"graph_commit_id\":";
         AppendJsonString(&out, *result.graph_commit_id);
       }
-      return out + "\n}\n";
+      return PrettyJson(out + "}") + "\n";
     }
     case OutputFormat::kCsv: {
       std::string out;

@@ -98,10 +98,18 @@ void AppendCellJson(std::string* out, const Array& array, int64_t row, TemporalE
         begin = row * array.type()->list_size();
         end = begin + array.type()->list_size();
       }
+      // Vector elements print as the f64 value of the stored f32 (§2.10),
+      // so 0.1f reads 0.10000000149011612; it parses back to the same f32.
+      const Array& items = *array.child(0);
+      bool widen = array.type_id() == TypeId::kFixedSizeList && items.type_id() == TypeId::kFloat32;
       out->push_back('[');
       for (int64_t k = begin; k < end; ++k) {
         if (k > begin) out->push_back(',');
-        AppendCellJson(out, *array.child(0), k, temporal);
+        if (widen && !items.IsNull(k)) {
+          AppendFloat(out, static_cast<double>(items.Value<float>(k)));
+        } else {
+          AppendCellJson(out, items, k, temporal);
+        }
       }
       out->push_back(']');
       return;
@@ -118,6 +126,56 @@ void AppendCellJson(std::string* out, const Array& array, int64_t row, TemporalE
       return;
     }
   }
+}
+
+std::string PrettyJson(std::string_view compact) {
+  std::string out;
+  out.reserve(compact.size() * 2);
+  int depth = 0;
+  auto newline = [&] {
+    out.push_back('\n');
+    out.append(static_cast<size_t>(depth) * 2, ' ');
+  };
+  for (size_t i = 0; i < compact.size(); ++i) {
+    const char c = compact[i];
+    switch (c) {
+      case '"': {
+        // Copy the whole string literal, escapes included.
+        size_t end = i + 1;
+        while (end < compact.size() && compact[end] != '"') end += compact[end] == '\\' ? 2 : 1;
+        out.append(compact.substr(i, end + 1 - i));
+        i = end;
+        break;
+      }
+      case '{':
+      case '[': {
+        const char close = c == '{' ? '}' : ']';
+        if (i + 1 < compact.size() && compact[i + 1] == close) {
+          out.push_back(c);
+          out.push_back(close);
+          ++i;
+          break;
+        }
+        out.push_back(c);
+        ++depth;
+        newline();
+        break;
+      }
+      case '}':
+      case ']':
+        --depth;
+        newline();
+        out.push_back(c);
+        break;
+      case ',':
+        out.push_back(',');
+        newline();
+        break;
+      case ':': out.append(": "); break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
 }
 
 }  // namespace omnigraph::exec

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "columnar/array.h"
 
@@ -22,5 +23,12 @@ void AppendCellJson(std::string* out, const Array& array, int64_t row,
 
 // Appends `text` as a JSON string literal (quotes and escapes).
 void AppendJsonString(std::string* out, std::string_view text);
+
+// Re-lays out compact JSON text (no whitespace outside strings, as the
+// functions above write it) in the pretty style of serde_json: two-space
+// indentation, one member or element per line, `"key": value`, and empty
+// arrays and objects kept as `[]` / `{}`. Tokens are copied unchanged, so
+// numbers keep their exact spelling. No trailing newline.
+std::string PrettyJson(std::string_view compact);
 
 }  // namespace omnigraph::exec

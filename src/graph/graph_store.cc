@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -100,6 +101,29 @@ bool ClaimOwnerIsGone(ObjectStore* store, const std::string& key) {
 
 std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce) {
   return fmt::format("hb1.{}.{}.{}", block, slot, nonce);
+}
+
+Status ValidateCommitId(std::string_view id) {
+  constexpr std::string_view kPrefix = "hb1.";
+  if (id.substr(0, kPrefix.size()) != kPrefix) return Status::OK();
+  auto malformed = [&](std::string_view why) {
+    return InvalidArgument(fmt::format("commit id '{}' is malformed: {} (expected hb1.<block>.<slot>.<nonce>)", id, why));
+  };
+  std::string_view rest = id.substr(kPrefix.size());
+  size_t first = rest.find('.');
+  size_t second = first == std::string_view::npos ? first : rest.find('.', first + 1);
+  if (second == std::string_view::npos) return malformed("it does not have four dot-separated parts");
+  std::string_view block = rest.substr(0, first);
+  std::string_view slot = rest.substr(first + 1, second - first - 1);
+  std::string_view nonce = rest.substr(second + 1);
+  if (!IsCanonicalUlid(block)) return malformed("the block is not a canonical ULID");
+  if (!IsCanonicalUlid(nonce)) return malformed("the nonce is not a canonical ULID");
+  bool digits = !slot.empty() && slot.size() <= 5 &&
+                std::all_of(slot.begin(), slot.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || (slot.size() > 1 && slot[0] == '0') || std::stoul(std::string(slot)) >= kHistoryBlockSlots) {
+    return malformed(fmt::format("the slot must be a decimal number below {} without leading zeros", kHistoryBlockSlots));
+  }
+  return Status::OK();
 }
 
 Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::string root, SchemaContract contract,
@@ -440,6 +464,7 @@ Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branc
 }
 
 Result<CommitRecord> GraphStore::FindCommit(std::string_view id, std::string_view branch) {
+  OG_RETURN_IF_ERROR(ValidateCommitId(id));
   OG_ASSIGN_OR_RETURN(auto commits, ListCommits(branch));
   for (const CommitRecord& c : commits) {
     // A lookup by intent nonce matches the hb1 id that wraps it.

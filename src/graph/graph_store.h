@@ -164,6 +164,12 @@ class GraphStore {
 
 // "hb1.<block>.<slot>.<nonce>" (spec/engine.md §2.2).
 std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce);
+// Checks a commit id a caller supplied (spec/engine.md §2.2): anything
+// starting with "hb1." must be exactly "hb1.<ULID>.<slot>.<ULID>" with a
+// decimal slot below kHistoryBlockSlots and no leading zeros; other text is
+// a foreign id (a genesis ULID or an intent nonce) and passes.
+// Errors: InvalidArgument naming the id and what is wrong with it.
+Status ValidateCommitId(std::string_view id);
 inline constexpr uint32_t kHistoryBlockSlots = 16384;
 inline constexpr int64_t kTableDataCacheBytes = int64_t{512} << 20;
 inline constexpr size_t kManifestCacheVersions = 64;

@@ -608,6 +608,16 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(read_as.err, "error: --as applies to writes; `query` only reads\n");
   EXPECT_EQ(Run("export g --store other").rc, 2);
   EXPECT_EQ(Run("").rc, 2);
+  // A word that names no command says which; extras keep their order.
+  const std::string more = "Run with --help or --help-all for more information.\n";
+  EXPECT_EQ(Run("--store g frobnicate x").err, "error: unknown command 'frobnicate'\n" + more);
+  CliRun unknown_child = Run("schema plan g --schema schema.pg");
+  EXPECT_EQ(unknown_child.rc, 2);
+  EXPECT_EQ(unknown_child.err, "error: unknown command 'schema plan'\n" + more);
+  EXPECT_EQ(Run("commit changes --uri g X").err, "error: unknown command 'commit changes'\n" + more);
+  CliRun extras = Run("query count_all --store g --query q.gq one two");
+  EXPECT_EQ(extras.rc, 2);
+  EXPECT_EQ(extras.err, "error: unexpected arguments: one two\n" + more);
 
   // Nothing above changed the graph.
   EXPECT_EQ(Run("export g").out, exported);

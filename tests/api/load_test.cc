@@ -32,7 +32,8 @@ class LoadTest : public ::testing::Test {
   }
   std::map<std::string, uint64_t> Counts(Omnigraph& g) {
     std::map<std::string, uint64_t> counts;
-    for (const auto& d : g.Snapshot()->datasets) counts[d.type_name] = d.entity_count;
+    auto snapshot = g.Snapshot();  // kept alive across the loop
+    for (const auto& d : snapshot->datasets) counts[d.type_name] = d.entity_count;
     return counts;
   }
   testing::TempDir dir_;

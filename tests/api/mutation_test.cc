@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "graph/graph_store.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "support/temp_dir.h"
@@ -50,6 +51,8 @@ query mixed() {
     insert Person { name: "x" }
     delete Person where name = "y"
 }
+query add_aged($name: String, $age: F64) { insert Person { name: $name, age: $age } }
+query set_age_float($name: String, $age: F32) { update Person set { age: $age } where name = $name }
 )";
 
 class MutationTest : public ::testing::Test {
@@ -65,7 +68,8 @@ class MutationTest : public ::testing::Test {
   }
   std::map<std::string, uint64_t> Counts() {
     std::map<std::string, uint64_t> counts;
-    for (const auto& d : graph_->Snapshot()->datasets) counts[d.type_name] = d.entity_count;
+    auto snapshot = graph_->Snapshot();  // kept alive across the loop
+    for (const auto& d : snapshot->datasets) counts[d.type_name] = d.entity_count;
     return counts;
   }
   size_t Commits() { return graph_->ListCommits()->size(); }
@@ -151,6 +155,60 @@ TEST_F(MutationTest, IfCommitIsACompareAndSwapOnTheHead) {
   EXPECT_EQ(stale.status().details().at("actual"), head);
   auto ok = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", head);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+}
+
+// §3.1: numeric parameter types are inter-compatible. A float parameter
+// stored in an integer property converts when it is a whole number in range.
+TEST_F(MutationTest, FloatParametersStoreWholeNumbersInIntegerProperties) {
+  auto inserted = Run("add_aged", R"({"name":"carol","age":5})");
+  ASSERT_TRUE(inserted.ok()) << inserted.status().ToString();
+  auto updated = Run("set_age_float", R"({"name":"bob","age":3.0})");
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(*graph_->Export("main", {"Person"}),
+            "{\"type\":\"Person\",\"data\":{\"id\":\"alice\",\"age\":30,\"name\":\"alice\",\"seen\":null}}\n"
+            "{\"type\":\"Person\",\"data\":{\"id\":\"bob\",\"age\":3,\"name\":\"bob\",\"seen\":null}}\n"
+            "{\"type\":\"Person\",\"data\":{\"id\":\"carol\",\"age\":5,\"name\":\"carol\",\"seen\":null}}\n");
+  size_t before = Commits();
+  auto fraction = Run("add_aged", R"({"name":"dave","age":5.5})");
+  EXPECT_EQ(fraction.status().message(),
+            "property 'age': value 5.5 is not a whole number, and the property stores integers");
+  auto too_big = Run("add_aged", R"({"name":"dave","age":3e9})");
+  EXPECT_EQ(too_big.status().message(), "property 'age' of node:Person 'dave': value 3000000000 does not fit type int32");
+  EXPECT_EQ(Commits(), before);
+}
+
+// With --if-commit, a request that could never run reports why, not a lost
+// compare-and-swap (§3.2, exit 1 rather than 4), and a malformed hb1 id is
+// an error (engine.md §2.2).
+TEST_F(MutationTest, IfCommitChecksTheRequestBeforeTheHead) {
+  const std::string stale = "01J0000000000000000000000X";
+  auto mixed = graph_->Mutate(kMutations, "mutations.gq", "mixed", "{}", "main", stale);
+  EXPECT_EQ(mixed.status().code(), ErrorCode::kInvalidArgument) << mixed.status().ToString();
+  auto unknown = graph_->Mutate("query m() { insert Nope { name: \"x\" } }", "m.gq", "m", "{}", "main", stale);
+  EXPECT_EQ(unknown.status().message().rfind("type error: T10", 0), 0u) << unknown.status().message();
+  auto bad_param = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":5})", "main", stale);
+  EXPECT_EQ(bad_param.status().code(), ErrorCode::kInvalidArgument) << bad_param.status().ToString();
+  EXPECT_NE(bad_param.status().message().find("parameter 'body'"), std::string::npos);
+  auto garbage = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", "hb1.garbage");
+  EXPECT_EQ(garbage.status().message(),
+            "commit id 'hb1.garbage' is malformed: it does not have four dot-separated parts (expected "
+            "hb1.<block>.<slot>.<nonce>)");
+  // The valid request on the stale head still loses the compare-and-swap.
+  auto lost = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", stale);
+  EXPECT_EQ(lost.status().code(), ErrorCode::kPreconditionFailed);
+}
+
+TEST(CommitIds, Hb1IdsMustParseExactly) {
+  const std::string ulid = "01J0000000000000000000000A";
+  EXPECT_TRUE(graph::ValidateCommitId(ulid).ok());
+  EXPECT_TRUE(graph::ValidateCommitId("anything-else").ok());
+  EXPECT_TRUE(graph::ValidateCommitId("hb1." + ulid + ".0." + ulid).ok());
+  EXPECT_TRUE(graph::ValidateCommitId("hb1." + ulid + ".16383." + ulid).ok());
+  for (const std::string& bad : {"hb1." + ulid + ".16384." + ulid, "hb1." + ulid + ".01." + ulid,
+                                 "hb1." + ulid + ".-1." + ulid, "hb1." + ulid + ".." + ulid,
+                                 "hb1." + ulid + ".1." + ulid + ".x", "hb1.x.1." + ulid, std::string("hb1.")}) {
+    EXPECT_EQ(graph::ValidateCommitId(bad).code(), ErrorCode::kInvalidArgument) << bad;
+  }
 }
 
 // The write-path budget of a warm one-node insert (issue: graph engine,

@@ -922,6 +922,15 @@ TEST_F(SearchTest, NearestIsBruteForceL2WithPrefiltering) {
             (Rows{R"({"d.slug":"nlp-guide"})", R"({"d.slug":"cv-overview"})"}));
 }
 
+// §2.10: a vector prints each stored f32 as its f64 value.
+TEST_F(SearchTest, VectorsPrintWidenedToF64) {
+  constexpr std::string_view kSource = R"(
+query one() { match { $d: Doc { slug: "ml-intro" } } return { $d.embedding } }
+)";
+  EXPECT_EQ(Query(kSource, "one"),
+            (Rows{R"({"d.embedding":[0.10000000149011612,0.20000000298023224,0.30000001192092896,0.4000000059604645]})"}));
+}
+
 TEST_F(SearchTest, TokenSearchFilters) {
   EXPECT_EQ(Query(kSearchQueries, "text_search", {{"q", S("NEURAL")}}),
             (Rows{R"({"d.slug":"dl-basics"})", R"({"d.slug":"nlp-guide"})"}));

@@ -115,11 +115,32 @@ TEST(ResultFormat, KvAndEmptyResults) {
             "seen: 2024-01-01T00:00:00.123Z\ntags: [\"a\",\"b,c\"]\nscore: 30.0\n\n");
 }
 
+// §5.3: `json` is pretty JSON, laid out as serde_json's pretty printer does.
 TEST(ResultFormat, JsonEnvelope) {
-  std::string out = FormatResult(Sample(), OutputFormat::kJson);
-  EXPECT_NE(out.find("\"row_count\": 2"), std::string::npos);
-  EXPECT_NE(out.find("\"columns\": [\"p.name\", \"p.age\", \"born\", \"seen\", \"tags\", \"score\"]"), std::string::npos);
-  EXPECT_NE(out.find("\"graph_commit_id\": \"01J0000000000000000000000A\""), std::string::npos);
+  QueryResult sample = Sample();
+  EXPECT_EQ(FormatResult(sample, OutputFormat::kJson),
+            "{\n"
+            "  \"query_name\": \"people\",\n"
+            "  \"target\": {\n    \"branch\": \"main\",\n    \"snapshot\": null\n  },\n"
+            "  \"row_count\": 2,\n"
+            "  \"columns\": [\n    \"p.name\",\n    \"p.age\",\n    \"born\",\n    \"seen\",\n    \"tags\",\n"
+            "    \"score\"\n  ],\n"
+            "  \"rows\": [\n"
+            "    {\n      \"p.name\": \"Alice\",\n      \"p.age\": 9007199254740993,\n      \"born\": \"2024-01-01\",\n"
+            "      \"seen\": \"2024-01-01T00:00:00.123Z\",\n      \"tags\": [\n        \"a\",\n        \"b,c\"\n      ],\n"
+            "      \"score\": 30.0\n    },\n"
+            "    {\n      \"p.name\": \"B\\\"ob\\nx\",\n      \"p.age\": null,\n      \"born\": null,\n      \"seen\": null,\n"
+            "      \"tags\": [],\n      \"score\": \"NaN\"\n    }\n"
+            "  ],\n"
+            "  \"graph_commit_id\": \"01J0000000000000000000000A\"\n"
+            "}\n");
+}
+
+TEST(ResultJson, PrettyJsonKeepsTokensAndStrings) {
+  EXPECT_EQ(PrettyJson(R"({"a":[],"b":{},"c":"x,{[:]}\"y","d":[1.50,{"e":null}]})"),
+            "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": \"x,{[:]}\\\"y\",\n  \"d\": [\n    1.50,\n    {\n      \"e\": null\n    }\n  ]\n}");
+  EXPECT_EQ(PrettyJson("[]"), "[]");
+  EXPECT_EQ(PrettyJson("7"), "7");
 }
 
 }  // namespace
