@@ -133,6 +133,12 @@ LintReport LintQueries(const Catalog& catalog, std::string_view query_source, st
     } else {
       r.ok = false;
       r.error = checked.status().message();
+      const Status::Details& details = checked.status().details();
+      // Type errors carry line and column; the file is the one linted.
+      auto line = details.find("line"), column = details.find("column");
+      if (line != details.end() && column != details.end()) {
+        r.error_location = fmt::format("{}:{}:{}", query_path, line->second, column->second);
+      }
     }
     report.results.push_back(std::move(r));
   }
@@ -205,6 +211,7 @@ std::string LintReport::ToJson(bool pretty) const {
     j["status"] = r.ok ? "ok" : "error";
     if (!r.warnings.empty()) j["warnings"] = r.warnings;
     if (r.error) j["error"] = *r.error;
+    if (r.error_location) j["location"] = *r.error_location;
     if (r.operation) {
       Json op = Json::object();
       Json result = Json::array();
@@ -247,6 +254,7 @@ std::string LintReport::ToHuman() const {
       out += fmt::format("OK    query `{}` ({})\n", r.name, r.is_mutation ? "mutation" : "read");
     } else {
       out += fmt::format("ERROR query `{}`: {}\n", r.name, r.error.value_or(""));
+      if (r.error_location) out += fmt::format("  --> {}\n", *r.error_location);
     }
     for (const std::string& w : r.warnings) out += fmt::format("WARN  query `{}`: {}\n", r.name, w);
   }

@@ -50,6 +50,9 @@ struct LintQueryResult {
   bool ok = true;
   std::vector<std::string> warnings;
   std::optional<std::string> error;
+  // "file:line:column" of the error, when the checker knows it (printed on
+  // the line after the error, and as "location" in JSON).
+  std::optional<std::string> error_location;
   std::optional<LintOperation> operation;  // when ok
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "compiler/source.h"
+
 namespace omnigraph::compiler {
 
 namespace {
@@ -96,7 +98,7 @@ std::string Scanner::ExpectedMessage() const {
     if (found == "\n" || found == "\r") {
       out += ", found end of line";
     } else {
-      out += ", found `" + std::string(found) + "`";
+      out += ", found `" + DisplayCharacter(found) + "`";
     }
   }
   return out;

@@ -52,6 +52,20 @@ std::string EscapeInvalidUtf8(std::string_view text) {
   return out;
 }
 
+std::string DisplayCharacter(std::string_view character) {
+  if (character.size() != 1) return EscapeInvalidUtf8(character);
+  const unsigned char c = static_cast<unsigned char>(character[0]);
+  switch (c) {
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    case '\0': return "\\0";
+    default:
+      if (c < 0x20 || c == 0x7F) return fmt::format("\\x{:02X}", c);
+      return EscapeInvalidUtf8(character);
+  }
+}
+
 size_t FirstInvalidUtf8(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     size_t length = Utf8SequenceLength(text, i);
@@ -181,7 +195,10 @@ bool DecodeStringBody(std::string_view body, std::string* out, std::string* erro
         // Name the whole escaped character (it may be multi-byte UTF-8).
         size_t len = 1;
         while (i + 1 + len < body.size() && IsContinuationByte(static_cast<unsigned char>(body[i + 1 + len]))) ++len;
-        *error = fmt::format("unsupported escape sequence: \\{}", body.substr(i + 1, len));
+        std::string_view escaped = body.substr(i + 1, len);
+        *error = escaped == "\n" || escaped == "\r"
+                     ? std::string("unsupported escape sequence: \\ at the end of a line")
+                     : fmt::format("unsupported escape sequence: \\{}", DisplayCharacter(escaped));
         *bad_offset = i;
         return false;
       }

@@ -63,6 +63,11 @@ Status TypeError(std::string_view code, std::string_view what, SourceLocation lo
 // written as \xHH, for messages that quote input.
 std::string EscapeInvalidUtf8(std::string_view text);
 
+// One source character as error messages quote it: printable characters as
+// they are, control characters as escapes ("\\n", "\\0", "\\x1B"), so a
+// message always stays on one line.
+std::string DisplayCharacter(std::string_view character);
+
 // The byte offset of the first byte of `text` that is not part of a
 // well-formed UTF-8 sequence, or npos when `text` is valid UTF-8.
 size_t FirstInvalidUtf8(std::string_view text);

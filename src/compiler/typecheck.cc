@@ -1254,16 +1254,20 @@ class Checker {
   Status CheckReturn(const Scope& scope, ir::ReadQuery* read) {
     std::set<std::string> columns;
     for (const query::Projection& p : q_.returns) {
+      // §2.5: a bare name may reference an earlier projection's alias; the
+      // new column repeats that projection's value.
+      const ir::Projection* referenced = nullptr;
       if (p.expr.kind == QExpr::Kind::kAliasRef) {
-        bool known = std::any_of(read->projections.begin(), read->projections.end(),
-                                 [&](const ir::Projection& prev) { return prev.alias == p.expr.name; });
-        if (known) {
-          return TypeError("", fmt::format("return alias `{}` cannot be referenced in return; reference aliases in order",
-                                           p.expr.name),
-                           p.expr.location);
+        for (const ir::Projection& prev : read->projections) {
+          if (prev.alias == p.expr.name) referenced = &prev;
         }
       }
-      OG_ASSIGN_OR_RETURN(ir::Expr e, Resolve(p.expr, scope, Place::kReturn));
+      ir::Expr e;
+      if (referenced != nullptr) {
+        e = referenced->expr;
+      } else {
+        OG_ASSIGN_OR_RETURN(e, Resolve(p.expr, scope, Place::kReturn));
+      }
       OG_RETURN_IF_ERROR(RejectBlobReadValue(e, p.expr.location));
       ir::Projection proj;
       proj.alias = p.alias;

@@ -199,13 +199,16 @@ class Validator {
     }
     for (const auto& check : node.checks) {
       RE2 pattern(check.pattern, RE2::Quiet);
-      if (!pattern.ok()) {
-        return InvalidArgument(fmt::format("@check on {}.{} has an invalid regex '{}': {}", node.name, check.property,
-                                           check.pattern, pattern.error()));
-      }
       const Array& column = *rows.GetColumn(check.property);
       for (int64_t r = 0; r < rows.num_rows(); ++r) {
-        if (column.IsNull(r)) continue;
+        if (column.IsNull(r)) continue;  // NULL is exempt, even from a broken pattern
+        if (!pattern.ok()) {
+          // §1.4: an invalid regex surfaces when a value is validated; name
+          // the first record that needed it.
+          return AtRow(InvalidArgument(fmt::format("@check on {}.{} has an invalid regex '{}': {}", node.name,
+                                                   check.property, check.pattern, pattern.error())),
+                       key, rows, r);
+        }
         std::string_view v = column.GetView(r);
         if (!RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), pattern)) {
           return AtRow(InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",

@@ -480,7 +480,8 @@ Result<std::vector<ObjectMeta>> LocalStore::List(const std::string& prefix, bool
       if (name == "." || name == ".." || name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
       std::string child_rel = rel.empty() ? std::string(name) : JoinPath(rel, name);
       struct stat st;
-      if (::stat(JoinPath(base, child_rel).c_str(), &st) != 0) continue;  // raced with a delete
+      // Relative to the open directory: no walk of the full path per entry.
+      if (::fstatat(::dirfd(d), entry->d_name, &st, 0) != 0) continue;  // raced with a delete
       if (S_ISDIR(st.st_mode)) {
         if (recursive) pending.push_back(child_rel);
       } else if (S_ISREG(st.st_mode)) {
@@ -490,6 +491,32 @@ Result<std::vector<ObjectMeta>> LocalStore::List(const std::string& prefix, bool
     ::closedir(d);
   }
   std::sort(out.begin(), out.end(), [](const ObjectMeta& a, const ObjectMeta& b) { return a.path < b.path; });
+  return out;
+}
+
+Result<std::vector<std::string>> LocalStore::ListNames(const std::string& prefix) {
+  ++counters_.lists;
+  std::vector<std::string> out;
+  std::string base = FullPath(prefix);
+  DIR* d = ::opendir(base.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;
+    return ErrnoStatus("list", base, errno);
+  }
+  while (dirent* entry = ::readdir(d)) {
+    std::string_view name = entry->d_name;
+    if (name == "." || name == ".." || name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
+    // The entry's type comes with it on most file systems; stat only when
+    // the file system does not say (DT_UNKNOWN).
+    bool regular = entry->d_type == DT_REG;
+    if (entry->d_type == DT_UNKNOWN) {
+      struct stat st;
+      regular = ::fstatat(::dirfd(d), entry->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
+    }
+    if (regular) out.emplace_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
   return out;
 }
 

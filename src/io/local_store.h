@@ -42,6 +42,7 @@ class LocalStore final : public ObjectStore {
   Status DeletePrefix(const std::string& prefix) override;
   Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) override;
   Result<std::vector<std::string>> ListDirectories(const std::string& prefix) override;
+  Result<std::vector<std::string>> ListNames(const std::string& prefix) override;
   std::string Uri(const std::string& path) const override;
   // flock(2) on the file `path` (created when missing; never deleted, so
   // every process locks the same inode). Released when the process dies.

@@ -125,6 +125,20 @@ class ObjectStore {
   virtual Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) = 0;
   // Direct child "directories" of `prefix/` (names only, sorted).
   virtual Result<std::vector<std::string>> ListDirectories(const std::string& prefix) = 0;
+  // Names (not paths) of the objects directly under `prefix/`, sorted,
+  // without their sizes: what resolving a latest version needs, at one
+  // directory read instead of a stat per object (a long history keeps
+  // thousands of versions). An absent prefix lists nothing. Errors: IoError.
+  virtual Result<std::vector<std::string>> ListNames(const std::string& prefix) {
+    OG_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, List(prefix));
+    std::vector<std::string> names;
+    names.reserve(objects.size());
+    for (ObjectMeta& object : objects) {
+      size_t slash = object.path.rfind('/');
+      names.push_back(slash == std::string::npos ? std::move(object.path) : object.path.substr(slash + 1));
+    }
+    return names;
+  }
 
   // Absolute URI of `path` (Lance base paths record absolute roots).
   virtual std::string Uri(const std::string& path) const = 0;

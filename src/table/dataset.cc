@@ -78,11 +78,10 @@ Dataset::Dataset(ObjectStorePtr store, std::string root, std::string branch_root
 Result<uint64_t> Dataset::LatestVersion(ObjectStore* store, const std::string& root,
                                         const std::optional<std::string>& branch) {
   std::string dir = JoinPath(BranchRoot(root, branch), lance::kVersionsDir);
-  OG_ASSIGN_OR_RETURN(auto entries, store->List(dir));
+  OG_ASSIGN_OR_RETURN(auto names, store->ListNames(dir));
   std::optional<uint64_t> latest;
   bool saw_v1 = false, saw_v2 = false;
-  for (const ObjectMeta& entry : entries) {
-    std::string_view name = std::string_view(entry.path).substr(dir.size() + 1);
+  for (const std::string& name : names) {
     auto parsed = lance::ParseManifestFileName(name);
     if (!parsed || parsed->naming == lance::ManifestNaming::kDetached) continue;
     (parsed->naming == lance::ManifestNaming::kV1 ? saw_v1 : saw_v2) = true;

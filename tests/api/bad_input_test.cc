@@ -652,7 +652,9 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   CliRun lint_bad = Run("lint --query bad.gq --schema schema.pg --json");
   EXPECT_EQ(lint_bad.rc, 1);
   EXPECT_EQ(lint_bad.out.substr(0, 25), "{\n  \"status\": \"error\",\n  ");
-  EXPECT_NE(lint_bad.out.find("\n      \"error\": \"type error: T1: unknown node type `Persn`\"\n"), std::string::npos)
+  EXPECT_NE(lint_bad.out.find("\n      \"error\": \"type error: T1: unknown node type `Persn`\",\n"
+                              "      \"location\": \"bad.gq:2:11\"\n"),
+            std::string::npos)
       << lint_bad.out;
   EXPECT_EQ(Run("lint --query bad.gq --schema bad.pg").rc, 1);
   EXPECT_EQ(Run("lint --schema schema.pg").rc, 2);

@@ -147,6 +147,25 @@ TEST_F(LoadTest, DuplicateIdsFollowEachModesRule) {
   EXPECT_EQ(Counts(*g), (std::map<std::string, uint64_t>{{"Links", 2}, {"Note", 1}, {"Thing", 4}}));
 }
 
+// §1.4: an invalid @check regex surfaces when a value needs it, naming the
+// record; NULLs are exempt, so a write without values still succeeds.
+TEST_F(LoadTest, InvalidCheckRegexNamesTheFirstRecordThatNeedsIt) {
+  auto g = Init(R"(
+node Tag {
+    name: String @key
+    code: String?
+    @check(code, "(")
+}
+)");
+  auto nulls = g->Load("{\"type\":\"Tag\",\"data\":{\"name\":\"a\"}}\n", "nulls.jsonl", LoadMode::kOverwrite);
+  ASSERT_TRUE(nulls.ok()) << nulls.status().ToString();
+  auto bad = g->Load("{\"type\":\"Tag\",\"data\":{\"name\":\"b\"}}\n{\"type\":\"Tag\",\"data\":{\"name\":\"c\",\"code\":\"x\"}}\n",
+                     "codes.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "codes.jsonl:2: @check on Tag.code has an invalid regex '(': missing ): (");
+  EXPECT_EQ(Counts(*g)["Tag"], 1u);
+}
+
 TEST_F(LoadTest, SixtyFourBitValuesStayExactAndBadValuesAreRefused) {
   auto g = Init(R"(
 node Tweet {

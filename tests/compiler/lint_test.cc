@@ -94,6 +94,7 @@ TEST(Lint, TypeErrorsWarningsAndL201) {
   ASSERT_EQ(r.results.size(), 4u);
   EXPECT_FALSE(r.results[0].ok);
   EXPECT_EQ(*r.results[0].error, "type error: T1: unknown node type `Nope`");
+  EXPECT_EQ(*r.results[0].error_location, "q.gq:1:23");
   EXPECT_FALSE(r.results[0].operation.has_value());
   EXPECT_TRUE(r.results[1].warnings.empty());
   EXPECT_EQ(r.results[2].warnings,
@@ -110,6 +111,7 @@ TEST(Lint, TypeErrorsWarningsAndL201) {
   EXPECT_EQ(r.findings[0].query_names, (std::vector<std::string>{"rename", "stamp"}));
   EXPECT_EQ(r.ToHuman(),
             "ERROR query `bad`: type error: T1: unknown node type `Nope`\n"
+            "  --> q.gq:1:23\n"
             "OK    query `rename` (mutation)\n"
             "OK    query `stamp` (mutation)\n"
             "WARN  query `stamp`: mutation declares no params; hardcoded mutations are easy to miss\n"

@@ -95,6 +95,14 @@ TEST(SchemaParser, StringEscapes) {
             "  |                      ^");
   EXPECT_EQ(SchemaErrorLine(R"(node P @description("\x") { name: String })"),
             "parse error: test.pg:1:22: unsupported escape sequence: \\x");
+  // Messages stay on one line: a line break or control character after the
+  // backslash, or at the failure point, is named, not echoed.
+  EXPECT_EQ(SchemaErrorLine("node P @description(\"a\\\n\") { name: String }"),
+            "parse error: test.pg:1:23: unsupported escape sequence: \\ at the end of a line");
+  EXPECT_EQ(SchemaErrorLine("node P @description(\"a\\\x01\") { name: String }"),
+            "parse error: test.pg:1:23: unsupported escape sequence: \\\\x01");
+  EXPECT_EQ(SchemaErrorLine(std::string("node P {\0 name: String }", 25)),
+            "parse error: test.pg:1:9: expected property name, `@` or `}`, found `\\0`");
   EXPECT_EQ(SchemaErrorLine("node P @description(\"never closed) { name: String }"),
             "parse error: test.pg:1:52: expected `\"`, found end of input");
 }

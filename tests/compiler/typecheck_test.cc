@@ -463,8 +463,14 @@ TEST(TypecheckUncoded, VariablesLiteralsAndAliases) {
   EXPECT_EQ(Err("$p: Person $p.age = null"),
             "type error: `null` is not a variable or parameter (variables start with `$`); return aliases can only be "
             "referenced in order");
+  // §2.5: a return alias may be referenced by a later projection; a second
+  // column of the same name is still refused.
+  EXPECT_EQ(Err("$p: Person", "$p.name as n, n as m"), "");
   EXPECT_EQ(Err("$p: Person", "$p.name as n, n"),
-            "type error: return alias `n` cannot be referenced in return; reference aliases in order");
+            "type error: result column `n` is produced by more than one projection; give each projection its own alias");
+  EXPECT_EQ(Err("$p: Person", "m as n, $p.name as m"),
+            "type error: `m` is not a variable or parameter (variables start with `$`); return aliases can only be "
+            "referenced in order");
   EXPECT_EQ(Err("$p: Person", "$p.name", "order { missing }"), "type error: order key `missing` is not a return alias");
   EXPECT_EQ(Err("$p: Person", "$p.name, $p.name"),
             "type error: result column `p.name` is produced by more than one projection; give each projection its own "

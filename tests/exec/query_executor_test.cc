@@ -352,6 +352,25 @@ TEST_F(SocialTest, LookupsAndHops) {
             (Rows{R"({"f.name":"Alice"})", R"({"f.name":"Diana"})"}));
 }
 
+// §2.5: alias references in return repeat the referenced column's value,
+// aggregates included, and can be ordered by.
+TEST_F(SocialTest, ReturnAliasReferences) {
+  constexpr std::string_view kSource = R"(
+query again() {
+  match { $p: Person { name: "Alice" } }
+  return { $p.name as n, n as again, $p.age as a, a as years }
+}
+query counted() {
+  match { $p: Person  $p knows $f }
+  return { $p.name, count($f) as friends, friends as same }
+  order { same desc }
+}
+)";
+  EXPECT_EQ(Query(kSource, "again"), (Rows{R"({"n":"Alice","again":"Alice","a":30,"years":30})"}));
+  EXPECT_EQ(Query(kSource, "counted"), (Rows{R"({"p.name":"Alice","friends":2,"same":2})",
+                                              R"({"p.name":"Bob","friends":1,"same":1})"}));
+}
+
 TEST_F(SocialTest, Aggregates) {
   EXPECT_EQ(Query(kSocialQueries, "friend_counts"),
             (Rows{R"({"p.name":"Alice","friends":2})", R"({"p.name":"Bob","friends":1})"}));

@@ -49,6 +49,25 @@ TEST(LocalStore, PutGetHeadRangeList) {
   EXPECT_TRUE(store.List("missing")->empty());
 }
 
+// Names only: objects (not directories, not temporary names), sorted.
+TEST(LocalStore, ListNamesGivesObjectNamesWithoutSizes) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("v/3.manifest", "c").ok());
+  ASSERT_TRUE(store.Put("v/10.manifest", "a").ok());
+  ASSERT_TRUE(store.Put("v/sub/x.bin", "b").ok());
+  auto staged = store.StageForPublish("v/11.manifest", "staged");
+  ASSERT_TRUE(staged.ok());
+  auto names = store.ListNames("v");
+  ASSERT_TRUE(names.ok()) << names.status().ToString();
+  EXPECT_EQ(*names, (std::vector<std::string>{"10.manifest", "3.manifest"}));
+  EXPECT_TRUE(store.ListNames("missing")->empty());
+  // The interface's default (List, then names) agrees.
+  auto fallback = static_cast<ObjectStore&>(store).ObjectStore::ListNames("v");
+  ASSERT_TRUE(fallback.ok());
+  EXPECT_EQ(*fallback, *names);
+}
+
 TEST(LocalStore, MissingObjectsAreNotFound) {
   TempDir dir;
   LocalStore store(dir.path());
