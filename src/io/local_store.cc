@@ -251,12 +251,22 @@ Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
   return SyncDirectory(DirectoryOf(dir));
 }
 
+Result<int> LocalStore::OpenCreating(const std::string& full_path, int flags) {
+  // Optimistic: the parent usually exists, so no stat precedes the open;
+  // only a missing (or non-directory) parent takes the slow path.
+  int fd = ::open(full_path.c_str(), flags | O_CLOEXEC, 0644);
+  if (fd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+    OG_RETURN_IF_ERROR(EnsureParentDirectory(full_path));
+    fd = ::open(full_path.c_str(), flags | O_CLOEXEC, 0644);
+  }
+  if (fd < 0) return ErrnoStatus((flags & O_EXCL) ? "create" : "open", full_path, errno);
+  return fd;
+}
+
 Status LocalStore::WriteTempFile(const std::string& full_path, std::string_view data, bool durable,
                                  std::string* temp_path) {
-  OG_RETURN_IF_ERROR(EnsureParentDirectory(full_path));
   *temp_path = JoinPath(DirectoryOf(full_path), std::string(kTempPrefix) + Uuid::Random().ToHex());
-  int fd = ::open(temp_path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("create", *temp_path, errno);
+  OG_ASSIGN_OR_RETURN(int fd, OpenCreating(*temp_path, O_WRONLY | O_CREAT | O_EXCL));
   Status st = WriteAll(fd, data.data(), data.size(), *temp_path);
   if (st.ok() && durable) st = SyncFile(fd, *temp_path);
   ::close(fd);
@@ -265,9 +275,7 @@ Status LocalStore::WriteTempFile(const std::string& full_path, std::string_view 
 }
 
 Status LocalStore::WriteExclusive(const std::string& full_path, std::string_view data) {
-  OG_RETURN_IF_ERROR(EnsureParentDirectory(full_path));
-  int fd = ::open(full_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("create", full_path, errno);
+  OG_ASSIGN_OR_RETURN(int fd, OpenCreating(full_path, O_WRONLY | O_CREAT | O_EXCL));
   Status st = WriteAll(fd, data.data(), data.size(), full_path);
   ::close(fd);
   if (!st.ok()) ::unlink(full_path.c_str());
@@ -410,12 +418,9 @@ Status LocalStore::PublishIfAbsent(const std::string& staged, const std::string&
 
 Result<std::unique_ptr<ObjectWriter>> LocalStore::OpenWriter(const std::string& path, const WriteOptions& options) {
   std::string full = FullPath(path);
-  OG_RETURN_IF_ERROR(EnsureParentDirectory(full));
   bool direct = options.direct && !options.durable;
   std::string temp = direct ? "" : JoinPath(DirectoryOf(full), std::string(kTempPrefix) + Uuid::Random().ToHex());
-  const std::string& target = direct ? full : temp;
-  int fd = ::open(target.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("create", target, errno);
+  OG_ASSIGN_OR_RETURN(int fd, OpenCreating(direct ? full : temp, O_WRONLY | O_CREAT | O_EXCL));
   return std::unique_ptr<ObjectWriter>(new LocalObjectWriter(this, full, temp, fd, options.durable));
 }
 
@@ -434,9 +439,7 @@ class FileLock final : public ObjectStore::Lock {
 
 Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::LockExclusive(const std::string& path) {
   std::string full = FullPath(path);
-  OG_RETURN_IF_ERROR(EnsureParentDirectory(full));
-  int fd = ::open(full.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoStatus("open lock", full, errno);
+  OG_ASSIGN_OR_RETURN(int fd, OpenCreating(full, O_RDWR | O_CREAT));
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;
     int err = errno;

@@ -55,6 +55,10 @@ class LocalStore final : public ObjectStore {
   // Creates the directory of `full_path` and any missing parents, fsyncing
   // each parent that gained an entry.
   Status EnsureParentDirectory(const std::string& full_path);
+  // open(2) of `full_path` with `flags` (O_CREAT among them, mode 0644),
+  // creating missing parent directories only when the open says they are
+  // missing. Errors: AlreadyExists (O_EXCL), IoError.
+  Result<int> OpenCreating(const std::string& full_path, int flags);
   Status SyncDirectory(const std::string& dir);
   Status SyncFile(int fd, const std::string& full_path);
   // Makes the entry of `full_path`, just published, durable. A failure

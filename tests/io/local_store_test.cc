@@ -49,6 +49,23 @@ TEST(LocalStore, PutGetHeadRangeList) {
   EXPECT_TRUE(store.List("missing")->empty());
 }
 
+// Writes create missing parents; a parent that is a file is an IoError
+// naming it, for every kind of write.
+TEST(LocalStore, ParentsAreCreatedAndAFileParentIsRefused) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.PutIfAbsent("x/y/z.bin", "1", WriteOptions{false, true}).ok());
+  ASSERT_TRUE(store.Put("file", "f").ok());
+  const std::string expected = "'" + dir.path() + "/file' is not a directory";
+  EXPECT_EQ(store.Put("file/a.bin", "x").message(), expected);
+  EXPECT_EQ(store.PutIfAbsent("file/b.bin", "x", WriteOptions{false, true}).message(), expected);
+  EXPECT_EQ(store.OpenWriter("file/c.bin").status().message(), expected);
+  EXPECT_EQ(store.LockExclusive("file/lock").status().message(), expected);
+  auto lock = store.LockExclusive("locks/new/l.lock");
+  ASSERT_TRUE(lock.ok()) << lock.status().ToString();
+  EXPECT_TRUE(std::filesystem::exists(dir.path() + "/locks/new/l.lock"));
+}
+
 // Names only: objects (not directories, not temporary names), sorted.
 TEST(LocalStore, ListNamesGivesObjectNamesWithoutSizes) {
   TempDir dir;
