@@ -89,6 +89,14 @@ int Fail(const Status& st, bool /*json*/ = false) {
     std::string location = fmt::format("{}:{}:{}", file->second, line->second, column->second);
     if (st.message().find(location) == std::string::npos) std::cerr << "  --> " << location << "\n";
   }
+  // A write whose publication may or may not have landed (its directory
+  // sync failed after the new version became visible, or the readback
+  // failed): the caller must look before retrying, or it may write twice.
+  if (auto outcome = details.find("outcome"); outcome != details.end() && outcome->second == "indeterminate") {
+    auto commit = details.find("commit");
+    std::cerr << "  outcome: indeterminate: commit '" << (commit != details.end() ? commit->second : "?")
+              << "' may have been published; check `omnigraph commit list` before retrying\n";
+  }
   auto exit = details.find("exit");
   return exit != details.end() && exit->second == "usage" ? kExitUsage : kExitError;
 }

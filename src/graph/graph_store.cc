@@ -431,7 +431,7 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   // never acknowledged, and not undone either (readers may have seen it).
   if (auto d = failed.details().find(std::string(kDurabilityDetail));
       d != failed.details().end() && d->second == "unconfirmed") {
-    return failed.WithDetail("outcome", "indeterminate");
+    return failed.WithDetail("outcome", "indeterminate").WithDetail("commit", head.id);
   }
   // A lost acknowledgement: the put-if-absent of M+1 may have landed before
   // the error. Resolve it against the exact attempted version: it holds this
@@ -440,7 +440,7 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   auto landed = ManifestAt(p.branch, head.manifest_version);
   if (landed.ok() && (*landed)->state.head.id == head.id) return next;
   if (!landed.ok() && landed.status().code() != ErrorCode::kNotFound) {
-    return failed.WithDetail("outcome", "indeterminate");
+    return failed.WithDetail("outcome", "indeterminate").WithDetail("commit", head.id);
   }
   return failed;
 }
@@ -448,7 +448,7 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
 Result<std::unique_ptr<ObjectStore::Lock>> GraphStore::LockBranchWriters(std::string_view branch) {
   std::string name;
   for (unsigned char c : branch) name += fmt::format("{:02x}", c);
-  return store_->LockExclusive(Key(fmt::format("_locks/branch-{}.lock", name)));
+  return store_->LockExclusive(Key(fmt::format("_locks/branch-{}.lock", name)), kWriterQueueMaxWait);
 }
 
 Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branch) {

@@ -13,6 +13,7 @@
 // handle that published version M+1 itself never reads it back.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -122,8 +123,10 @@ class GraphStore {
   // to its publication, so cooperating writers never race each other's
   // compare-and-swap (a writer that loses it must re-prepare, and with many
   // writers some lost every attempt). The publication's conditional put
-  // still decides; stores without locks return nullptr. The lock file lives
-  // at `_locks/branch-<hex of the name>.lock`. Errors: IoError.
+  // still decides; stores without locks return nullptr, and so does a wait
+  // longer than kWriterQueueMaxWait (the writer then proceeds unordered).
+  // The lock file lives at `_locks/branch-<hex of the name>.lock`.
+  // Errors: IoError.
   Result<std::unique_ptr<ObjectStore::Lock>> LockBranchWriters(std::string_view branch);
   // The commit with `id` on `branch`'s history. NotFound when absent.
   Result<CommitRecord> FindCommit(std::string_view id, std::string_view branch = kMainBranch);
@@ -174,5 +177,9 @@ inline constexpr uint32_t kHistoryBlockSlots = 16384;
 inline constexpr int64_t kTableDataCacheBytes = int64_t{512} << 20;
 inline constexpr size_t kManifestCacheVersions = 64;
 inline constexpr int kMaxVersionProbes = 4;
+// How long a writer queues behind another writer of its branch before it
+// proceeds without the queue (the __manifest CAS still decides): a stopped
+// writer process must not stall every other writer indefinitely.
+inline constexpr std::chrono::milliseconds kWriterQueueMaxWait{10'000};
 
 }  // namespace omnigraph::graph

@@ -12,6 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <thread>
+#include <mutex>
+#include <condition_variable>
 
 #include <fmt/format.h>
 
@@ -437,14 +440,69 @@ class FileLock final : public ObjectStore::Lock {
 
 }  // namespace
 
-Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::LockExclusive(const std::string& path) {
+// One blocking flock in a helper thread (see LockExclusive).
+struct LocalStore::LockWaiter {
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;       // the flock returned
+  bool abandoned = false;  // nobody waits for it any more: release at once
+  int error = 0;
+};
+
+Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::LockExclusive(const std::string& path,
+                                                                    std::chrono::milliseconds max_wait) {
   std::string full = FullPath(path);
   OG_ASSIGN_OR_RETURN(int fd, OpenCreating(full, O_RDWR | O_CREAT));
-  while (::flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return std::unique_ptr<Lock>(new FileLock(fd));
+  if (errno != EWOULDBLOCK && errno != EINTR) {
     int err = errno;
     ::close(fd);
     return ErrnoStatus("lock", full, err);
+  }
+  // Held elsewhere: a helper thread makes the blocking flock, so the kernel
+  // still hands the lock over at once, while this thread's wait is bounded.
+  // A waiter given up on releases the lock as soon as it gets it.
+  if (max_wait != kWaitForever) {
+    std::lock_guard<std::mutex> lock(abandoned_mutex_);
+    auto it = abandoned_waits_.find(full);
+    if (it != abandoned_waits_.end()) {
+      std::lock_guard<std::mutex> waiter_lock(it->second->mutex);
+      if (!it->second->done) {
+        ::close(fd);  // the holder we gave up on still has it
+        return std::unique_ptr<Lock>();
+      }
+      abandoned_waits_.erase(it);
+    }
+  }
+  auto waiter = std::make_shared<LockWaiter>();
+  std::thread([waiter, fd] {
+    int rc;
+    do {
+      rc = ::flock(fd, LOCK_EX);
+    } while (rc != 0 && errno == EINTR);
+    int error = rc == 0 ? 0 : errno;
+    std::lock_guard<std::mutex> lock(waiter->mutex);
+    waiter->done = true;
+    waiter->error = error;
+    if (waiter->abandoned) ::close(fd);
+    waiter->done_cv.notify_all();
+  }).detach();
+  {
+    std::unique_lock<std::mutex> lock(waiter->mutex);
+    auto finished = [&] { return waiter->done; };
+    if (max_wait == kWaitForever) {
+      waiter->done_cv.wait(lock, finished);
+    } else if (!waiter->done_cv.wait_for(lock, max_wait, finished)) {
+      waiter->abandoned = true;
+      lock.unlock();
+      std::lock_guard<std::mutex> abandoned_lock(abandoned_mutex_);
+      abandoned_waits_[full] = waiter;
+      return std::unique_ptr<Lock>();
+    }
+  }
+  if (waiter->error != 0) {
+    ::close(fd);
+    return ErrnoStatus("lock", full, waiter->error);
   }
   return std::unique_ptr<Lock>(new FileLock(fd));
 }

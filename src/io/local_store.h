@@ -15,7 +15,9 @@
 // file.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "io/object_store.h"
@@ -46,7 +48,8 @@ class LocalStore final : public ObjectStore {
   std::string Uri(const std::string& path) const override;
   // flock(2) on the file `path` (created when missing; never deleted, so
   // every process locks the same inode). Released when the process dies.
-  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path) override;
+  Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path,
+                                              std::chrono::milliseconds max_wait = kWaitForever) override;
 
   const std::string& root() const { return root_; }
 
@@ -70,6 +73,12 @@ class LocalStore final : public ObjectStore {
   // Exclusive create of `full_path` holding `data`, without syncing.
   Status WriteExclusive(const std::string& full_path, std::string_view data);
   std::string root_;
+  // Waits for a lock that LockExclusive gave up on, by lock path: while one
+  // is still pending, later calls for that path do not wait again (each
+  // write behind a stopped holder would otherwise lose max_wait).
+  struct LockWaiter;
+  std::mutex abandoned_mutex_;
+  std::map<std::string, std::shared_ptr<LockWaiter>> abandoned_waits_;
 };
 
 }  // namespace omnigraph

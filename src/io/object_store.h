@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -146,13 +147,19 @@ class ObjectStore {
   // An exclusive lock named `path`, held until the returned object is
   // destroyed, shared by every process using this store (and by every
   // handle in this one). It only orders cooperating writers; correctness
-  // never depends on it (conditional puts decide). Stores that cannot lock
-  // return nullptr. Blocks while another holder has it. Errors: IoError.
+  // never depends on it (conditional puts decide). Blocks while another
+  // holder has it, for at most `max_wait`: then it returns nullptr and the
+  // caller proceeds unordered, so a stalled holder (a stopped process)
+  // cannot stop every other writer. Stores that cannot lock return nullptr
+  // at once. Errors: IoError.
   struct Lock {
     virtual ~Lock() = default;
   };
-  virtual Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path) {
+  static constexpr std::chrono::milliseconds kWaitForever = std::chrono::milliseconds::max();
+  virtual Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path,
+                                                      std::chrono::milliseconds max_wait = kWaitForever) {
     (void)path;
+    (void)max_wait;
     return std::unique_ptr<Lock>();
   }
 

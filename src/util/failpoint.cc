@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -24,8 +25,14 @@ struct Registry {
   std::atomic<bool> any_armed{false};
 };
 
-// Parses `name=action[;name=action...]`.
-Status ParseSpec(std::string_view spec, std::vector<std::pair<std::string, Action>>* out) {
+struct ParsedEntry {
+  std::string name;
+  Action action = Action::kOff;
+  uint32_t skip = 0;
+};
+
+// Parses `name=action[@skip][;name=action[@skip]...]`.
+Status ParseSpec(std::string_view spec, std::vector<ParsedEntry>* out) {
   std::string_view rest = spec;
   while (!rest.empty()) {
     size_t end = rest.find(';');
@@ -35,12 +42,21 @@ Status ParseSpec(std::string_view spec, std::vector<std::pair<std::string, Actio
       return InvalidArgument(fmt::format("failpoint entry '{}' is not name=action", entry));
     }
     std::string_view action = entry.substr(eq + 1);
+    uint32_t skip = 0;
+    if (size_t at = action.find('@'); at != std::string_view::npos) {
+      std::string_view count = action.substr(at + 1);
+      auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), skip);
+      if (count.empty() || ec != std::errc() || ptr != count.data() + count.size()) {
+        return InvalidArgument(fmt::format("failpoint skip count '{}' is not a number", count));
+      }
+      action = action.substr(0, at);
+    }
     Action a;
     if (action == "crash") a = Action::kCrash;
     else if (action == "error") a = Action::kError;
     else if (action == "off") a = Action::kOff;
     else return InvalidArgument(fmt::format("failpoint action '{}' is not crash, error or off", action));
-    out->emplace_back(std::string(entry.substr(0, eq)), a);
+    out->push_back(ParsedEntry{std::string(entry.substr(0, eq)), a, skip});
     if (end == std::string_view::npos) break;
     rest.remove_prefix(end + 1);
   }
@@ -50,12 +66,12 @@ Status ParseSpec(std::string_view spec, std::vector<std::pair<std::string, Actio
 Registry& registry() {
   static Registry* instance = [] {
     auto* r = new Registry();
-    std::vector<std::pair<std::string, Action>> parsed;
+    std::vector<ParsedEntry> parsed;
     if (const char* spec = std::getenv("OMNIGRAPH_FAILPOINTS"); spec != nullptr) {
       // A malformed environment spec arms nothing rather than aborting.
       if (ParseSpec(spec, &parsed).ok()) {
-        for (auto& [name, action] : parsed) {
-          if (action != Action::kOff) r->armed[name] = Armed{action, 0};
+        for (const ParsedEntry& e : parsed) {
+          if (e.action != Action::kOff) r->armed[e.name] = Armed{e.action, e.skip};
         }
       }
     }
@@ -86,9 +102,9 @@ void ClearAll() {
 }
 
 Status Configure(std::string_view spec) {
-  std::vector<std::pair<std::string, Action>> parsed;
+  std::vector<ParsedEntry> parsed;
   OG_RETURN_IF_ERROR(ParseSpec(spec, &parsed));
-  for (auto& [name, action] : parsed) Set(name, action);
+  for (const ParsedEntry& e : parsed) Set(e.name, e.action, e.skip);
   return Status::OK();
 }
 

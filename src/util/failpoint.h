@@ -2,8 +2,8 @@
 // exactly there (issue: table store; architecture.md §2 util).
 //
 // A failpoint is armed by the environment variable OMNIGRAPH_FAILPOINTS,
-// read once at first use, as `name=action[;name=action...]`, or by the test
-// API below. Actions:
+// read once at first use, as `name=action[@skip][;name=action[@skip]...]`,
+// or by the test API below (`@skip`: that many hits pass first). Actions:
 //   error  the step returns an IoError naming the failpoint; nothing after it
 //          runs, so the operation fails without its later effects;
 //   crash  the process kills itself with SIGKILL at that point, as a power

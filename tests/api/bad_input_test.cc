@@ -535,13 +535,14 @@ std::string CliBinary() {
 class CliBadInputTest : public ::testing::Test {
  protected:
   // Runs `omnigraph <args>` in the temp dir (args are shell words).
-  CliRun Run(const std::string& args) {
-    std::string out = dir_.path() + "/stdout", err = dir_.path() + "/stderr";
+  // `stdout_path` replaces the captured stdout (then `out` stays empty).
+  CliRun Run(const std::string& args, const std::string& stdout_path = "") {
+    std::string out = stdout_path.empty() ? dir_.path() + "/stdout" : stdout_path, err = dir_.path() + "/stderr";
     std::string command = "cd '" + dir_.path() + "' && '" + CliBinary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
     int status = std::system(command.c_str());
     CliRun r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = ReadAll(out);
+    r.out = stdout_path.empty() ? ReadAll(out) : "";
     r.err = ReadAll(err);
     return r;
   }
@@ -619,6 +620,12 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(extras.rc, 2);
   EXPECT_EQ(extras.err, "error: unexpected arguments: one two\n" + more);
 
+  // Output that cannot be written is an error, not a silent exit 0.
+  CliRun full = Run("export g", "/dev/full");
+  EXPECT_EQ(full.rc, 1);
+  EXPECT_EQ(full.err, "error: writing standard output failed: No space left on device\n");
+  EXPECT_EQ(Run("query count_all --store g --query q.gq", "/dev/full").rc, 1);
+
   // Nothing above changed the graph.
   EXPECT_EQ(Run("export g").out, exported);
   CliRun ok = Run("query count_all --store g --query q.gq --format jsonl");
@@ -642,6 +649,17 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(empty_condition.rc, 2);
   EXPECT_NE(empty_condition.err.find("a commit id must not be empty"), std::string::npos) << empty_condition.err;
   EXPECT_EQ(Run("commit list g").out, history);
+  // A publication whose directory sync fails after it became visible: not
+  // acknowledged, and the error says the commit may have landed.
+  ::setenv("OMNIGRAPH_FAILPOINTS", "store.put.before_dir_sync=error@1", 1);
+  CliRun unconfirmed = Run("mutate add --store g --query q.gq --params '{\"name\":\"zed\",\"age\":5}'");
+  ::unsetenv("OMNIGRAPH_FAILPOINTS");
+  EXPECT_EQ(unconfirmed.rc, 1);
+  std::string head = Run("commit list g").out;
+  head = head.substr(0, head.find(' '));
+  EXPECT_EQ(unconfirmed.err, "error: failpoint 'store.put.before_dir_sync' triggered\n  outcome: indeterminate: commit '" +
+                                 head + "' may have been published; check `omnigraph commit list` before retrying\n");
+  history = Run("commit list g").out;
   CliRun empty_snapshot = Run("query count_all --store g --query q.gq --snapshot ''");
   EXPECT_EQ(empty_snapshot.rc, 2);
   EXPECT_NE(empty_snapshot.err.find("a commit id must not be empty"), std::string::npos) << empty_snapshot.err;

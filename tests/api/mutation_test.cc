@@ -247,6 +247,8 @@ TEST_F(MutationTest, AFailedSyncOfThePublishedVersionIsNeverAcknowledged) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kIoError) << r.status().ToString();
   EXPECT_EQ(r.status().details().at("outcome"), "indeterminate");
+  // It names the commit that may have landed: here it did, as the head.
+  EXPECT_EQ(r.status().details().at("commit"), graph_->ListCommits()->front().id);
   EXPECT_EQ(r.status().details().at(std::string(kDurabilityDetail)), "unconfirmed");
   // The next write works.
   ASSERT_TRUE(Run("add_person", R"({"name":"dave","age":7})").ok());

@@ -66,6 +66,41 @@ TEST(LocalStore, ParentsAreCreatedAndAFileParentIsRefused) {
   EXPECT_TRUE(std::filesystem::exists(dir.path() + "/locks/new/l.lock"));
 }
 
+// A bounded wait for a held lock gives up with no lock (the caller proceeds
+// unordered), and the abandoned waiter releases the lock once it gets it.
+TEST(LocalStore, LockWaitIsBoundedAndAnAbandonedWaiterReleases) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  auto held = store.LockExclusive("locks/a.lock");
+  ASSERT_TRUE(held.ok() && *held != nullptr);
+  auto start = std::chrono::steady_clock::now();
+  auto gave_up = store.LockExclusive("locks/a.lock", std::chrono::milliseconds(50));
+  ASSERT_TRUE(gave_up.ok()) << gave_up.status().ToString();
+  EXPECT_EQ(*gave_up, nullptr);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+  // While that wait is still pending, later bounded calls do not wait again.
+  auto again = store.LockExclusive("locks/a.lock", std::chrono::seconds(30));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, nullptr);
+  held->reset();  // the abandoned waiter takes the lock and drops it
+  Result<std::unique_ptr<ObjectStore::Lock>> next = std::unique_ptr<ObjectStore::Lock>();
+  for (int i = 0; i < 500 && next.ok() && *next == nullptr; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    next = store.LockExclusive("locks/a.lock", std::chrono::seconds(30));
+  }
+  ASSERT_TRUE(next.ok());
+  EXPECT_NE(*next, nullptr);
+  // A waiter within its bound gets the lock when the holder lets go.
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    next->reset();
+  });
+  auto waited = store.LockExclusive("locks/a.lock", std::chrono::seconds(30));
+  release.join();
+  ASSERT_TRUE(waited.ok());
+  EXPECT_NE(*waited, nullptr);
+}
+
 // Names only: objects (not directories, not temporary names), sorted.
 TEST(LocalStore, ListNamesGivesObjectNamesWithoutSizes) {
   TempDir dir;

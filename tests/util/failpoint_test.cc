@@ -42,6 +42,13 @@ TEST(Failpoint, ConfigureParsesSpecsAndRejectsBadOnes) {
   EXPECT_TRUE(failpoint::Hit("c.d").ok());
   EXPECT_EQ(failpoint::Configure("nonsense").code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(failpoint::Configure("x=explode").message(), "failpoint action 'explode' is not crash, error or off");
+  // `@skip`: the first hits pass.
+  ASSERT_TRUE(failpoint::Configure("e.f=error@2").ok());
+  EXPECT_TRUE(failpoint::Hit("e.f").ok());
+  EXPECT_TRUE(failpoint::Hit("e.f").ok());
+  EXPECT_EQ(failpoint::Hit("e.f").code(), ErrorCode::kIoError);
+  EXPECT_EQ(failpoint::Configure("e.f=error@x").message(), "failpoint skip count 'x' is not a number");
+  EXPECT_EQ(failpoint::Configure("e.f=error@").message(), "failpoint skip count '' is not a number");
   failpoint::ClearAll();
 }
 
