@@ -568,9 +568,10 @@ Result<std::vector<std::string>> LocalStore::ListNames(const std::string& prefix
     std::string_view name = entry->d_name;
     if (name == "." || name == ".." || name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
     // The entry's type comes with it on most file systems; stat only when
-    // the file system does not say (DT_UNKNOWN).
+    // the file system does not say (DT_UNKNOWN) or names a symbolic link
+    // (followed, as List does).
     bool regular = entry->d_type == DT_REG;
-    if (entry->d_type == DT_UNKNOWN) {
+    if (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK) {
       struct stat st;
       regular = ::fstatat(::dirfd(d), entry->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
     }

@@ -110,9 +110,12 @@ TEST(LocalStore, ListNamesGivesObjectNamesWithoutSizes) {
   ASSERT_TRUE(store.Put("v/sub/x.bin", "b").ok());
   auto staged = store.StageForPublish("v/11.manifest", "staged");
   ASSERT_TRUE(staged.ok());
+  // A symbolic link to a file counts as that file, as in List.
+  std::filesystem::create_symlink(dir.path() + "/v/3.manifest", dir.path() + "/v/4.manifest");
+  std::filesystem::create_directory_symlink(dir.path() + "/v/sub", dir.path() + "/v/sub2");
   auto names = store.ListNames("v");
   ASSERT_TRUE(names.ok()) << names.status().ToString();
-  EXPECT_EQ(*names, (std::vector<std::string>{"10.manifest", "3.manifest"}));
+  EXPECT_EQ(*names, (std::vector<std::string>{"10.manifest", "3.manifest", "4.manifest"}));
   EXPECT_TRUE(store.ListNames("missing")->empty());
   // The interface's default (List, then names) agrees.
   auto fallback = static_cast<ObjectStore&>(store).ObjectStore::ListNames("v");
