@@ -555,37 +555,15 @@ Result<std::vector<ObjectMeta>> LocalStore::List(const std::string& prefix, bool
   return out;
 }
 
-Result<std::vector<std::string>> LocalStore::ListNames(const std::string& prefix) {
-  ++counters_.lists;
-  std::vector<std::string> out;
-  std::string base = FullPath(prefix);
-  DIR* d = ::opendir(base.c_str());
-  if (d == nullptr) {
-    if (errno == ENOENT || errno == ENOTDIR) return out;
-    return ErrnoStatus("list", base, errno);
-  }
-  while (dirent* entry = ::readdir(d)) {
-    std::string_view name = entry->d_name;
-    if (name == "." || name == ".." || name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
-    // The entry's type comes with it on most file systems; stat only when
-    // the file system does not say (DT_UNKNOWN) or names a symbolic link
-    // (followed, as List does).
-    bool regular = entry->d_type == DT_REG;
-    if (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK) {
-      struct stat st;
-      regular = ::fstatat(::dirfd(d), entry->d_name, &st, 0) == 0 && S_ISREG(st.st_mode);
-    }
-    if (regular) out.emplace_back(name);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
+namespace {
 
-Result<std::vector<std::string>> LocalStore::ListDirectories(const std::string& prefix) {
-  ++counters_.lists;
+// Names of the direct children of directory `base` that are directories
+// (`directories`) or regular files (not temporary names), sorted; an absent
+// directory lists nothing. The entry's type comes with it on most file
+// systems; it is stat'ed only when the file system does not say
+// (DT_UNKNOWN) or the entry is a symbolic link (followed).
+Result<std::vector<std::string>> ListChildNames(const std::string& base, bool directories) {
   std::vector<std::string> out;
-  std::string base = FullPath(prefix);
   DIR* d = ::opendir(base.c_str());
   if (d == nullptr) {
     if (errno == ENOENT || errno == ENOTDIR) return out;
@@ -594,12 +572,29 @@ Result<std::vector<std::string>> LocalStore::ListDirectories(const std::string& 
   while (dirent* entry = ::readdir(d)) {
     std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
-    struct stat st;
-    if (::stat(JoinPath(base, name).c_str(), &st) == 0 && S_ISDIR(st.st_mode)) out.emplace_back(name);
+    if (!directories && name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
+    bool wanted = entry->d_type == (directories ? DT_DIR : DT_REG);
+    if (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK) {
+      struct stat st;
+      wanted = ::fstatat(::dirfd(d), entry->d_name, &st, 0) == 0 && (directories ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+    }
+    if (wanted) out.emplace_back(name);
   }
   ::closedir(d);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> LocalStore::ListNames(const std::string& prefix) {
+  ++counters_.lists;
+  return ListChildNames(FullPath(prefix), /*directories=*/false);
+}
+
+Result<std::vector<std::string>> LocalStore::ListDirectories(const std::string& prefix) {
+  ++counters_.lists;
+  return ListChildNames(FullPath(prefix), /*directories=*/true);
 }
 
 }  // namespace omnigraph
