@@ -451,29 +451,43 @@ Result<std::unique_ptr<ObjectStore::Lock>> GraphStore::LockBranchWriters(std::st
   return store_->LockExclusive(Key(fmt::format("_locks/branch-{}.lock", name)), kWriterQueueMaxWait);
 }
 
-Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branch) {
+Status GraphStore::VisitCommits(std::string_view branch, const std::function<bool(const CommitRecord&)>& visit) {
   OG_ASSIGN_OR_RETURN(GraphState state, ReadState(branch));
-  std::vector<CommitRecord> commits = {state.head};
+  if (!visit(state.head)) return Status::OK();
   // Every __manifest version holds exactly the head it published, so the
   // history of a linear branch is its versions, newest first.
   for (uint64_t v = state.manifest_version; v-- > 1;) {
     OG_ASSIGN_OR_RETURN(GraphState older, ReadState(branch, v));
-    commits.push_back(older.head);
+    if (!visit(older.head)) return Status::OK();
   }
+  return Status::OK();
+}
+
+Result<std::vector<CommitRecord>> GraphStore::ListCommits(std::string_view branch) {
+  std::vector<CommitRecord> commits;
+  OG_RETURN_IF_ERROR(VisitCommits(branch, [&](const CommitRecord& c) {
+    commits.push_back(c);
+    return true;
+  }));
   return commits;
 }
 
 Result<CommitRecord> GraphStore::FindCommit(std::string_view id, std::string_view branch) {
   OG_RETURN_IF_ERROR(ValidateCommitId(id));
-  OG_ASSIGN_OR_RETURN(auto commits, ListCommits(branch));
-  for (const CommitRecord& c : commits) {
+  // Newest first, stopping at the match: recent commits are found without
+  // reading the whole history.
+  std::optional<CommitRecord> found;
+  OG_RETURN_IF_ERROR(VisitCommits(branch, [&](const CommitRecord& c) {
     // A lookup by intent nonce matches the hb1 id that wraps it.
     if (c.id == id || (c.id.rfind("hb1.", 0) == 0 && c.id.size() > id.size() &&
                        c.id.compare(c.id.size() - id.size(), id.size(), id) == 0 && c.id[c.id.size() - id.size() - 1] == '.')) {
-      return c;
+      found = c;
+      return false;
     }
-  }
-  return NotFound(fmt::format("commit '{}' not found", id));
+    return true;
+  }));
+  if (!found) return NotFound(fmt::format("commit '{}' not found", id));
+  return *found;
 }
 
 }  // namespace omnigraph::graph

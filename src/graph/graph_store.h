@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -159,6 +160,10 @@ class GraphStore {
     TableDataPtr data;
     uint64_t last_use = 0;
   };
+  // Calls `visit` with the commits of `branch`, newest first, until it
+  // returns false. Errors: those of ReadState.
+  Status VisitCommits(std::string_view branch, const std::function<bool(const CommitRecord&)>& visit);
+
   std::map<std::pair<std::string, uint64_t>, CachedData> data_cache_;
   std::map<uint64_t, ManifestVersionPtr> manifest_cache_;  // main branch, by version
   uint64_t data_cache_clock_ = 0;

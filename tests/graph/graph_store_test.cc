@@ -112,6 +112,13 @@ TEST_F(GraphStoreTest, WritesCommitDetachedAndPublishOnce) {
   EXPECT_EQ((*commits)[0].id, result->commit.id);
   EXPECT_EQ((*commits)[1].id, txn->base.head.id);
   EXPECT_EQ(graph_->FindCommit(txn->intent_nonce)->id, result->commit.id);
+  // Older commits are found too (the search walks back from the head), and
+  // an id nowhere in the history is NotFound.
+  auto genesis = graph_->FindCommit(txn->base.head.id);
+  ASSERT_TRUE(genesis.ok()) << genesis.status().ToString();
+  EXPECT_EQ(genesis->manifest_version, 1u);
+  EXPECT_EQ(graph_->FindCommit("01J0000000000000000000000Z").status().message(),
+            "commit '01J0000000000000000000000Z' not found");
 }
 
 TEST_F(GraphStoreTest, StaleCaptureLosesWithReadSetChangedAndPublishesNothing) {
