@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -124,8 +125,96 @@ ArrayPtr TakeArray(const Array& array, const std::vector<int64_t>& indices) {
   return builder->Finish();
 }
 
+namespace {
+
+// The validity of `arrays` laid end to end, or nullptr when all are valid.
+BufferPtr ConcatValidity(const std::vector<ArrayPtr>& arrays, int64_t total, int64_t* nulls) {
+  *nulls = 0;
+  for (const ArrayPtr& a : arrays) *nulls += a->null_count();
+  if (*nulls == 0) return nullptr;
+  std::shared_ptr<Buffer> bits = Buffer::Zeroed(static_cast<size_t>(BitmapBytes(total)));
+  uint8_t* out = bits->mutable_data();
+  int64_t at = 0;
+  for (const ArrayPtr& a : arrays) {
+    for (int64_t i = 0; i < a->length(); ++i) {
+      if (a->IsValid(i)) SetBit(out, at + i);
+    }
+    at += a->length();
+  }
+  return bits;
+}
+
+// Utf8 / LargeBinary: one exact allocation per buffer, bytes copied once and
+// offsets rebased in place. A builder would hold 64-bit offsets, grow them,
+// and convert them again in Finish; a table scan concatenates every
+// fragment's strings this way, so the copies dominate a cold read.
+template <typename Offset>
+ArrayPtr ConcatBinary(const DataTypePtr& type, const std::vector<ArrayPtr>& arrays, int64_t total) {
+  int64_t bytes = 0;
+  for (const ArrayPtr& a : arrays) bytes += a->length() > 0 ? a->ValueOffset(a->length()) - a->ValueOffset(0) : 0;
+  std::shared_ptr<Buffer> offsets = Buffer::Uninitialized(static_cast<size_t>(total + 1) * sizeof(Offset));
+  std::shared_ptr<Buffer> values = Buffer::Uninitialized(static_cast<size_t>(bytes));
+  uint8_t* out_offsets = offsets->mutable_data();
+  uint8_t* out_values = values->mutable_data();
+  int64_t row = 0;
+  int64_t written = 0;
+  StoreLE<Offset>(out_offsets, 0);
+  for (const ArrayPtr& a : arrays) {
+    if (a->length() == 0) continue;
+    const int64_t first = a->ValueOffset(0);
+    const int64_t last = a->ValueOffset(a->length());
+    std::memcpy(out_values + written, a->values()->data() + first, static_cast<size_t>(last - first));
+    const int64_t shift = written - first;
+    for (int64_t i = 1; i <= a->length(); ++i) {
+      StoreLE<Offset>(out_offsets + (row + i) * static_cast<int64_t>(sizeof(Offset)),
+                      static_cast<Offset>(a->ValueOffset(i) + shift));
+    }
+    row += a->length();
+    written += last - first;
+  }
+  int64_t nulls = 0;
+  BufferPtr validity = ConcatValidity(arrays, total, &nulls);
+  return std::make_shared<const Array>(type, total, nulls, std::move(validity), std::move(offsets), std::move(values),
+                                       std::vector<ArrayPtr>{});
+}
+
+// Fixed-width values: one exact allocation, one memcpy per part.
+ArrayPtr ConcatFixed(const DataTypePtr& type, const std::vector<ArrayPtr>& arrays, int64_t total) {
+  const size_t width = static_cast<size_t>(type->byte_width());
+  std::shared_ptr<Buffer> values = Buffer::Uninitialized(static_cast<size_t>(total) * width);
+  size_t at = 0;
+  for (const ArrayPtr& a : arrays) {
+    const size_t size = static_cast<size_t>(a->length()) * width;
+    if (size > 0) std::memcpy(values->mutable_data() + at, a->values()->data(), size);
+    at += size;
+  }
+  int64_t nulls = 0;
+  BufferPtr validity = ConcatValidity(arrays, total, &nulls);
+  return std::make_shared<const Array>(type, total, nulls, std::move(validity), nullptr, std::move(values),
+                                       std::vector<ArrayPtr>{});
+}
+
+}  // namespace
+
 ArrayPtr ConcatArrays(const DataTypePtr& type, const std::vector<ArrayPtr>& arrays) {
   if (arrays.size() == 1) return arrays.front();
+  {
+    int64_t total = 0;
+    for (const ArrayPtr& a : arrays) total += a->length();
+    switch (type->id()) {
+      case TypeId::kUtf8:
+        if (total < std::numeric_limits<int32_t>::max()) {
+          int64_t bytes = 0;
+          for (const ArrayPtr& a : arrays) bytes += a->length() > 0 ? a->ValueOffset(a->length()) - a->ValueOffset(0) : 0;
+          if (bytes <= std::numeric_limits<int32_t>::max()) return ConcatBinary<int32_t>(type, arrays, total);
+        }
+        break;
+      case TypeId::kLargeBinary: return ConcatBinary<int64_t>(type, arrays, total);
+      default:
+        if (type->byte_width() > 0) return ConcatFixed(type, arrays, total);
+        break;
+    }
+  }
   auto builder = ArrayBuilder::Make(type);
   int64_t total = 0;
   for (const ArrayPtr& a : arrays) total += a->length();

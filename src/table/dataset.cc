@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <future>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -236,7 +237,12 @@ std::optional<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> SplitForP
 
 }  // namespace
 
-Result<RecordBatchPtr> Dataset::ToBatch(const ScanOptions& options) const {
+Result<RecordBatchPtr> Dataset::ToBatch(const ScanOptions& requested) const {
+  // Every row ends up in one batch anyway, so an unfiltered, unlimited read takes each
+  // fragment in one window: the reader then moves whole decoded pages into
+  // the arrays instead of copying the part of each page a window covers.
+  ScanOptions options = requested;
+  if (options.filter.is_true() && !options.limit) options.batch_rows = std::numeric_limits<int64_t>::max();
   std::vector<RecordBatchPtr> batches;
   SchemaPtr schema;
   auto halves = options.fragment_ids.empty() && !options.limit ? SplitForParallelScan(manifest().fragments)

@@ -136,21 +136,26 @@ class DatasetScanner final : public Scanner {
   }
 
   Result<RecordBatchPtr> ReadRange(const lance::Fragment& fragment, uint64_t start, uint64_t count) {
-    // Live rows in [start, start + count): skip deleted offsets.
-    std::vector<int64_t> live;
-    live.reserve(count);
+    // Live rows in [start, start + count): skip deleted offsets. A window
+    // without deletions leaves `live` empty and `all_live` set, so a plain
+    // read never builds a row list as long as the window.
     while (deleted_cursor_ < deleted_.size() && deleted_[deleted_cursor_] < start) ++deleted_cursor_;
-    size_t cursor = deleted_cursor_;
-    for (uint64_t i = 0; i < count; ++i) {
-      uint64_t offset = start + i;
-      if (cursor < deleted_.size() && deleted_[cursor] == offset) {
-        ++cursor;
-        continue;
+    const bool all_live = deleted_cursor_ == deleted_.size() || deleted_[deleted_cursor_] >= start + count;
+    std::vector<int64_t> live;
+    if (!all_live || !options_.filter.is_true()) {
+      live.reserve(count);
+      size_t cursor = deleted_cursor_;
+      for (uint64_t i = 0; i < count; ++i) {
+        uint64_t offset = start + i;
+        if (cursor < deleted_.size() && deleted_[cursor] == offset) {
+          ++cursor;
+          continue;
+        }
+        live.push_back(static_cast<int64_t>(i));
       }
-      live.push_back(static_cast<int64_t>(i));
+      deleted_cursor_ = cursor;
+      if (live.empty()) return RecordBatchPtr();
     }
-    deleted_cursor_ = cursor;
-    if (live.empty()) return RecordBatchPtr();
 
     std::vector<ArrayPtr> columns;
     columns.reserve(read_fields_.size());
@@ -174,6 +179,12 @@ class DatasetScanner final : public Scanner {
 
     std::vector<int64_t> selected;
     if (options_.filter.is_true()) {
+      if (all_live) {
+        std::vector<ArrayPtr> out;
+        for (int index : output_columns_) out.push_back(full->column(index));
+        if (options_.with_row_address) out.push_back(RowAddresses(fragment.id, start, count, nullptr));
+        return std::make_shared<const RecordBatch>(output_schema_, static_cast<int64_t>(count), std::move(out));
+      }
       selected = std::move(live);
     } else {
       RecordBatchPtr live_batch = live.size() == count ? full : full->Take(live);
@@ -188,13 +199,22 @@ class DatasetScanner final : public Scanner {
     for (int index : output_columns_) {
       out.push_back(all ? full->column(index) : TakeArray(*full->column(index), selected));
     }
-    if (options_.with_row_address) {
-      UInt64Builder addresses(DataType::UInt64());
-      addresses.Reserve(static_cast<int64_t>(selected.size()));
-      for (int64_t s : selected) addresses.Append((fragment.id << 32) | (start + static_cast<uint64_t>(s)));
-      out.push_back(addresses.Finish());
-    }
+    if (options_.with_row_address) out.push_back(RowAddresses(fragment.id, start, count, &selected));
     return std::make_shared<const RecordBatch>(output_schema_, static_cast<int64_t>(selected.size()), std::move(out));
+  }
+
+  // Row addresses (fragment id << 32 | offset) of the window's rows
+  // `selected` (window-relative), or of all `count` rows when null.
+  static ArrayPtr RowAddresses(uint64_t fragment_id, uint64_t start, uint64_t count,
+                               const std::vector<int64_t>* selected) {
+    UInt64Builder addresses(DataType::UInt64());
+    addresses.Reserve(static_cast<int64_t>(selected ? selected->size() : count));
+    if (selected == nullptr) {
+      for (uint64_t i = 0; i < count; ++i) addresses.Append((fragment_id << 32) | (start + i));
+    } else {
+      for (int64_t s : *selected) addresses.Append((fragment_id << 32) | (start + static_cast<uint64_t>(s)));
+    }
+    return addresses.Finish();
   }
 
  public:

@@ -79,6 +79,32 @@ TEST(Array, SliceTakeConcatPreserveValues) {
   EXPECT_EQ(joined->null_count(), 1);
 }
 
+// Strings, large binaries and fixed-width values take exact-size paths
+// (one copy, rebased offsets); parts may be empty, all valid or hold nulls.
+TEST(Array, ConcatFlatColumnsRebasesOffsetsAndValidity) {
+  auto strings = [](std::vector<Scalar> values) { return *ArrayFromScalars(DataType::Utf8(), values); };
+  auto utf8 = ConcatArrays(DataType::Utf8(), {strings({Scalar::String("ab"), Scalar::String("")}), strings({}),
+                                              strings({Scalar(), Scalar::String("cde")}),
+                                              SliceArray(*strings({Scalar::String("x"), Scalar::String("fg")}), 1, 1)});
+  EXPECT_EQ(utf8->ToString(), R"(["ab", "", null, "cde", "fg"])");
+  EXPECT_EQ(utf8->null_count(), 1);
+  EXPECT_EQ(utf8->ValueOffset(5), 7);
+  EXPECT_EQ(utf8->GetView(3), "cde");
+
+  auto large = [](std::vector<Scalar> values) { return *ArrayFromScalars(DataType::LargeBinary(), values); };
+  auto blobs = ConcatArrays(DataType::LargeBinary(), {large({Scalar::String("q")}), large({Scalar::String("rs")})});
+  EXPECT_EQ(blobs->ValueOffset(2), 3);
+  EXPECT_EQ(blobs->GetView(1), "rs");
+  EXPECT_EQ(blobs->validity(), nullptr);
+
+  auto ints = ConcatArrays(DataType::Int32(), {*ArrayFromScalars(DataType::Int32(), {Scalar::Int(1), Scalar()}),
+                                               *ArrayFromScalars(DataType::Int32(), {}),
+                                               *ArrayFromScalars(DataType::Int32(), {Scalar::Int(-3)})});
+  EXPECT_EQ(ints->ToString(), "[1, null, -3]");
+  EXPECT_EQ(ints->null_count(), 1);
+  EXPECT_EQ(ints->Value<int32_t>(2), -3);
+}
+
 TEST(Array, EqualityIgnoresValuesUnderNulls) {
   Int64Builder a(DataType::Int64()), b(DataType::Int64());
   a.Append(1);
