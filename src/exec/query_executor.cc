@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -198,9 +199,13 @@ class Expander {
                                                                 : topology.reverse.num_nodes();
   }
 
+  // True once an expansion found the persisted topology corrupt where it
+  // read it; that expansion yielded nothing and the step must be redone.
+  bool corrupt() const { return corrupt_; }
+
   // Distinct neighbours of `node` (ascending), appended to `out`.
   void UniqueNeighbors(uint32_t node, RowList* out) const {
-    if (node >= primary_->num_nodes()) return;
+    if (node >= primary_->num_nodes() || !Ready(node)) return;
     const uint32_t* a = primary_->neighbors.data();
     uint32_t i = primary_->begin(node), ie = primary_->end(node);
     if (secondary_ == nullptr) {
@@ -231,7 +236,7 @@ class Expander {
   // both directions, a self-loop once.
   template <typename Fn>
   void ForEachEdge(uint32_t node, Fn&& fn) const {
-    if (node >= primary_->num_nodes()) return;
+    if (node >= primary_->num_nodes() || !Ready(node)) return;
     for (uint32_t k = primary_->begin(node); k < primary_->end(node); ++k) {
       fn(primary_->neighbors[k], primary_->edges[k]);
     }
@@ -243,7 +248,7 @@ class Expander {
 
   // Whether `target` is a direct neighbour of `node`.
   bool IsNeighbor(uint32_t node, uint32_t target) const {
-    if (node >= primary_->num_nodes()) return false;
+    if (node >= primary_->num_nodes() || !Ready(node)) return false;
     return primary_->HasNeighbor(node, target) || (secondary_ != nullptr && secondary_->HasNeighbor(node, target));
   }
 
@@ -289,12 +294,21 @@ class Expander {
   }
 
  private:
+  // Whether `node` may be expanded in every direction followed; notes a
+  // corrupt persisted copy (Adjacency::Ready).
+  bool Ready(uint32_t node) const {
+    if (primary_->Ready(node) && (secondary_ == nullptr || secondary_->Ready(node))) return true;
+    corrupt_ = true;
+    return false;
+  }
+
   const ir::Traverse& t_;
   const Adjacency* primary_ = nullptr;
   const Adjacency* secondary_ = nullptr;
   bool same_type_ = true;
   uint32_t max_hops_ = 1;
   uint32_t num_to_nodes_ = 0;
+  mutable bool corrupt_ = false;
   RowList scratch_, frontier_, next_;
 };
 
@@ -459,9 +473,10 @@ class ReadExecutor {
       if (auto it = prefetched_.find(edge_type); it != prefetched_.end()) {
         persisted = it->second.get();
         prefetched_.erase(it);
-      } else {
+      } else if (!distrusted_.count(edge_type)) {
         persisted = files.Load(t.identity);
       }
+      if (distrusted_.count(edge_type)) persisted = nullptr;
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr from_nodes, Table(t.from->table_key));
       OG_ASSIGN_OR_RETURN(graph::TableDataPtr to_nodes, Table(t.to->table_key));
       // A copy verified its own identity and checksum; its node counts must
@@ -674,6 +689,18 @@ class ReadExecutor {
           if (found) parent.push_back(row);
         }
       }
+    }
+    if (expander.corrupt()) {
+      // The persisted copy failed verification where this step read it. It
+      // is only a cache: traverse again over a topology built from the
+      // tables (which replaces the file). A built one is never unverified.
+      if (!distrusted_.insert(t.edge_type).second) {
+        return Internal(fmt::format("topology of '{}' failed verification twice", t.edge_type));
+      }
+      OG_ASSIGN_OR_RETURN(TopologyTables tables, TopologyTablesOf(t.edge_type));
+      TopologyCache::Global().Erase(TopologyCacheKey(tables), topology);
+      topologies_.erase(t.edge_type);
+      return Traverse(t, b);
     }
     if (parent.size() > kMaxBindingRows) return ResourceLimitExceeded("binding rows", kMaxBindingRows, parent.size());
 
@@ -1292,6 +1319,8 @@ class ReadExecutor {
   // Persisted topologies being read in the background (PrefetchTopologies);
   // destroying a future waits for its read, so none outlives the executor.
   std::map<std::string, std::future<TopologyPtr>, std::less<>> prefetched_;
+  // Edge types whose persisted topology failed verification in this query.
+  std::set<std::string, std::less<>> distrusted_;
   Scalar null_;
   Scalar now_;
   int negation_depth_ = 0;

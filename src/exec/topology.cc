@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "util/checksum.h"
+#include "util/endian.h"
+
 namespace omnigraph::exec {
 
 namespace {
@@ -53,6 +56,47 @@ void AppendIdentity(std::string* out, const graph::TableEntry& t) {
 }
 
 }  // namespace
+
+TopologyBlocks::TopologyBlocks(const uint8_t* region, uint64_t size, const uint8_t* checksums, uint64_t block_bytes,
+                               std::vector<Bound> bounds)
+    : region_(region),
+      size_(size),
+      checksums_(checksums),
+      block_bytes_(block_bytes),
+      bounds_(std::move(bounds)),
+      verdicts_(new std::atomic<uint8_t>[(size + block_bytes - 1) / block_bytes]()) {}
+
+bool TopologyBlocks::Verify(const void* data, uint64_t bytes) const {
+  if (bytes == 0) return true;
+  const uint64_t offset = static_cast<uint64_t>(static_cast<const uint8_t*>(data) - region_);
+  for (uint64_t block = offset / block_bytes_; block <= (offset + bytes - 1) / block_bytes_; ++block) {
+    if (!VerifyBlock(block)) return false;
+  }
+  return true;
+}
+
+bool TopologyBlocks::VerifyBlock(uint64_t block) const {
+  if (uint8_t verdict = verdicts_[block].load(std::memory_order_acquire); verdict != 0) return verdict == 1;
+  const uint64_t begin = block * block_bytes_;
+  const uint64_t end = std::min(size_, begin + block_bytes_);
+  bool intact = LoadLE<uint64_t>(checksums_ + 8 * block) == Checksum64(region_ + begin, end - begin);
+  for (const Bound& bound : bounds_) {
+    const uint64_t from = std::max(begin, bound.begin), to = std::min(end, bound.end);
+    for (uint64_t at = from; intact && at < to; at += sizeof(uint32_t)) {
+      intact = LoadLE<uint32_t>(region_ + at) <= bound.max;
+    }
+  }
+  verdicts_[block].store(intact ? 1 : 2, std::memory_order_release);
+  return intact;
+}
+
+bool Adjacency::VerifyNode(uint32_t node) const {
+  if (!blocks->Verify(offsets.data() + node, 2 * sizeof(uint32_t))) return false;
+  const uint32_t first = offsets[node], last = offsets[node + 1];
+  if (first > last || last > neighbors.size()) return false;
+  const uint64_t bytes = uint64_t{last - first} * sizeof(uint32_t);
+  return blocks->Verify(neighbors.data() + first, bytes) && blocks->Verify(edges.data() + first, bytes);
+}
 
 bool Adjacency::HasNeighbor(uint32_t node, uint32_t target) const {
   auto first = neighbors.begin() + begin(node);
@@ -158,6 +202,11 @@ Result<TopologyPtr> TopologyCache::GetOrBuild(const std::string& key,
 bool TopologyCache::Contains(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return entries_.count(key) > 0;
+}
+
+void TopologyCache::Erase(const std::string& key, const TopologyPtr& topology) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = entries_.find(key); it != entries_.end() && it->second.topology == topology) entries_.erase(it);
 }
 
 size_t TopologyCache::size() const {

@@ -8,6 +8,7 @@
 // process-wide by that exact identity and evicted least recently used.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -24,6 +25,44 @@
 
 namespace omnigraph::exec {
 
+// The storage of a persisted topology (exec/topology_file.h), verified
+// lazily: its arrays region is cut into fixed blocks, each with its own
+// checksum, and a block is checked (checksum, then every value against the
+// bound of the array it belongs to) the first time a traversal reads it. A
+// query that expands a few nodes verifies a few blocks instead of the whole
+// file. Thread-safe; a verdict is computed at most a few times and kept.
+class TopologyBlocks {
+ public:
+  // Bytes [begin, end) of the region hold u32 values that must not exceed
+  // `max` (an array: offsets, neighbor rows or edge rows).
+  struct Bound {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    uint32_t max = 0;
+  };
+
+  // `region`/`size`: the arrays; `checksums`: one little-endian u64 per
+  // block of `block_bytes` (the last may be shorter). The memory must
+  // outlive this object.
+  TopologyBlocks(const uint8_t* region, uint64_t size, const uint8_t* checksums, uint64_t block_bytes,
+                 std::vector<Bound> bounds);
+
+  // Whether the bytes [data, data + bytes), which lie in the region, are
+  // intact: every block they touch verified.
+  bool Verify(const void* data, uint64_t bytes) const;
+
+ private:
+  bool VerifyBlock(uint64_t block) const;
+
+  const uint8_t* region_;
+  uint64_t size_;
+  const uint8_t* checksums_;
+  uint64_t block_bytes_;
+  std::vector<Bound> bounds_;
+  // Per block: 0 not yet checked, 1 intact, 2 corrupt.
+  std::unique_ptr<std::atomic<uint8_t>[]> verdicts_;
+};
+
 // One direction of adjacency. Within a node's range, entries are sorted by
 // (neighbor row, edge row), so parallel edges to one neighbor are adjacent
 // (set-of-pairs de-duplication is a comparison with the previous entry) and
@@ -34,12 +73,23 @@ struct Adjacency {
   std::span<const uint32_t> offsets;    // node count + 1
   std::span<const uint32_t> neighbors;  // neighbor node rows
   std::span<const uint32_t> edges;      // edge rows, parallel to `neighbors`
+  // Set for a persisted copy, whose arrays are verified as they are read.
+  const TopologyBlocks* blocks = nullptr;
+
+  // Whether `node` (below num_nodes()) may be expanded: for a persisted
+  // copy, the blocks holding its offsets and entries are intact and its
+  // range lies within the arrays. Callers check it before begin(), end()
+  // and the entries of `node`; false means the copy is corrupt.
+  bool Ready(uint32_t node) const { return blocks == nullptr || VerifyNode(node); }
 
   uint32_t begin(uint32_t node) const { return offsets[node]; }
   uint32_t end(uint32_t node) const { return offsets[node + 1]; }
   uint32_t num_nodes() const { return offsets.empty() ? 0 : static_cast<uint32_t>(offsets.size() - 1); }
-  // True when `node` has an entry whose neighbor is `target`.
+  // True when `node` has an entry whose neighbor is `target` (`node` Ready).
   bool HasNeighbor(uint32_t node, uint32_t target) const;
+
+ private:
+  bool VerifyNode(uint32_t node) const;
 };
 
 struct Topology {
@@ -92,6 +142,9 @@ class TopologyCache {
 
   // Whether `key` is cached (without counting as a use).
   bool Contains(const std::string& key) const;
+  // Drops `key` if it holds `topology` (a copy found corrupt), so a
+  // replacement another caller cached meanwhile survives.
+  void Erase(const std::string& key, const TopologyPtr& topology);
   size_t size() const;
   void Clear();
 

@@ -11,13 +11,17 @@
 // checksum, and anything that does not verify is ignored and rebuilt.
 // Deleting `_cache/` never changes a result.
 //
-// File layout (little-endian; 4-byte aligned arrays, so they are used in
-// place without copying). The checksum covers every byte after it, header
-// included; a reader checks the header against the file's size before it
-// maps anything, so a huge or sparse file costs nothing.
-//   0  magic "OGTOPO02"          8 bytes
-//   8  checksum                  u64  XXH3 of every byte from offset 16
-//  16  format version (2)        u32
+// File layout (little-endian; arrays 4-byte aligned, so they are used in
+// place without copying). The header checksum covers the header, the
+// identity and the block checksum table; a reader checks the header against
+// the file's size before it maps anything, so a huge or sparse file costs
+// nothing. The arrays region is cut into 64 KiB blocks, each with its own
+// checksum, verified (with the bounds of its values) the first time a
+// traversal reads it (exec/topology.h, TopologyBlocks): a cold query that
+// expands a few nodes does not read, hash and validate the whole file.
+//   0  magic "OGTOPO03"          8 bytes
+//   8  header checksum           u64  XXH3 of bytes [16, arrays)
+//  16  format version (3)        u32
 //  20  identity length           u32
 //  24  num_edges                 u64
 //  32  dangling_edges            u64
@@ -25,9 +29,10 @@
 //  44  reverse node count        u32
 //  48  edge rows                 u64  rows of the edge table (bounds `edges`)
 //  56  file size                 u64
-//  64  identity, zero-padded to a multiple of 4
-//      forward offsets (node count + 1), neighbors, edges   (u32 each)
-//      reverse offsets (node count + 1), neighbors, edges   (u32 each)
+//  64  identity, zero-padded to a multiple of 8
+//      block checksums           u64 per 64 KiB block of the arrays region
+//      arrays: forward offsets (node count + 1), neighbors, edges (u32 each),
+//              reverse offsets (node count + 1), neighbors, edges
 #pragma once
 
 #include <cstdint>
@@ -52,10 +57,11 @@ inline constexpr size_t kTopologyHeaderBytes = 64;
 Result<uint64_t> TopologyFileSize(std::string_view header);
 
 // The topology in `bytes`, whose arrays view `bytes` (kept alive by the
-// result). Errors: CorruptData when the header, size or checksum is wrong,
-// when the identity is not `identity`, or when the arrays are not a valid
-// CSR (offsets not ascending from 0 to the edge count, a neighbor outside
-// the other side's node count, an edge row outside the edge table).
+// result). Only the header, identity and block checksum table are verified
+// here; each array block is verified when first read (Adjacency::Ready).
+// Errors: CorruptData when the header, size or header checksum is wrong,
+// when the identity is not `identity`, or when edges have no node or edge
+// rows to point at.
 Result<TopologyPtr> DecodeTopology(BufferPtr bytes, std::string_view identity);
 
 // The persisted topologies of one graph.

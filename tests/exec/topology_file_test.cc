@@ -59,10 +59,25 @@ void ExpectSameTopology(const Topology& a, const Topology& b) {
 
 BufferPtr Bytes(const std::string& s) { return Buffer::FromString(s); }
 
-// Rewrites the checksum after a deliberate edit, so only the structural
+// Layout of SampleTopology() encoded under the identity "id": the 64-byte
+// header, the identity padded to 8 bytes, one block checksum, then the
+// arrays (forward: 4 offsets, 5 neighbors, 5 edges; then reverse).
+constexpr size_t kSampleBlockChecksum = 72;
+constexpr size_t kSampleArrays = 80;
+
+// Rewrites the checksums after a deliberate edit, so only the structural
 // checks can catch it.
 void Reseal(std::string* bytes) {
-  StoreLE<uint64_t>(bytes->data() + 8, Checksum64(bytes->data() + 16, bytes->size() - 16));
+  StoreLE<uint64_t>(bytes->data() + kSampleBlockChecksum,
+                    Checksum64(bytes->data() + kSampleArrays, bytes->size() - kSampleArrays));
+  StoreLE<uint64_t>(bytes->data() + 8, Checksum64(bytes->data() + 16, kSampleArrays - 16));
+}
+
+// Which nodes of each direction may be expanded.
+std::vector<bool> ReadyNodes(const Adjacency& adj) {
+  std::vector<bool> ready;
+  for (uint32_t node = 0; node < adj.num_nodes(); ++node) ready.push_back(adj.Ready(node));
+  return ready;
 }
 
 TEST(TopologyFileTest, RoundTripsExactly) {
@@ -81,8 +96,9 @@ TEST(TopologyFileTest, RoundTripsExactly) {
   EXPECT_NE((*decoded)->storage, nullptr);
 }
 
-TEST(TopologyFileTest, RefusesAnythingThatDoesNotVerify) {
+TEST(TopologyFileTest, RefusesAHeaderThatDoesNotVerify) {
   const std::string good = EncodeTopology(*SampleTopology(), "id");
+  ASSERT_EQ(good.size(), kSampleArrays + 4 * (4 + 5 + 5 + 4 + 5 + 5));
   auto message = [&](std::string bytes, std::string_view identity = "id") {
     auto decoded = DecodeTopology(Bytes(bytes), identity);
     EXPECT_FALSE(decoded.ok());
@@ -94,15 +110,17 @@ TEST(TopologyFileTest, RefusesAnythingThatDoesNotVerify) {
   EXPECT_EQ(message(good.substr(0, good.size() - 4)), "topology file: truncated");
   EXPECT_EQ(message(good + "pad!"), "topology file: truncated");
   EXPECT_EQ(message(good.substr(0, 20)), "topology file: bad magic");
-  EXPECT_EQ(message("XXTOPO02" + good.substr(8)), "topology file: bad magic");
-  std::string flipped = good;
-  flipped[flipped.size() - 1] ^= 1;
-  EXPECT_EQ(message(flipped), "topology file: checksum mismatch");
-  // The header is checksummed too: node counts edited in place.
+  EXPECT_EQ(message("XXTOPO03" + good.substr(8)), "topology file: bad magic");
+  EXPECT_EQ(message("OGTOPO02" + good.substr(8)), "topology file: bad magic");  // the format before blocks
+  // The header, identity and block checksum table are checksummed: node
+  // counts edited in place, or a block checksum replaced.
   std::string counts = good;
   StoreLE<uint32_t>(counts.data() + 40, 1);
   StoreLE<uint32_t>(counts.data() + 44, 5);
   EXPECT_EQ(message(counts), "topology file: checksum mismatch");
+  std::string table = good;
+  table[kSampleBlockChecksum] ^= 1;
+  EXPECT_EQ(message(table), "topology file: checksum mismatch");
   std::string version = good;
   version[16] = 9;
   EXPECT_EQ(message(version), "topology file: unknown format version");
@@ -111,23 +129,80 @@ TEST(TopologyFileTest, RefusesAnythingThatDoesNotVerify) {
   StoreLE<uint32_t>(longer.data() + 40, 4);
   Reseal(&longer);
   EXPECT_EQ(message(longer), "topology file: array lengths do not match its size");
+}
 
-  // The forward offsets follow the 64-byte header and the padded identity;
-  // then 4 offsets, 5 neighbors, 5 edges.
-  const size_t forward_offsets = 64 + 4;
+// Array blocks are verified when a traversal first reads them: a damaged
+// or out-of-bounds block makes every node whose data it holds unusable.
+TEST(TopologyFileTest, VerifiesArrayBlocksWhenNodesAreRead) {
+  const std::string good = EncodeTopology(*SampleTopology(), "id");
+  auto ready = [&](std::string bytes) {
+    auto decoded = DecodeTopology(Bytes(bytes), "id");
+    EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
+    if (!decoded.ok()) return std::pair<std::vector<bool>, std::vector<bool>>();
+    return std::pair{ReadyNodes((*decoded)->forward), ReadyNodes((*decoded)->reverse)};
+  };
+  const std::vector<bool> all{true, true, true}, none{false, false, false};
+  EXPECT_EQ(ready(good), std::pair(all, all));
+  std::string flipped = good;
+  flipped[flipped.size() - 1] ^= 1;  // the last reverse edge: fails the block checksum
+  EXPECT_EQ(ready(flipped), std::pair(none, none));
+
+  const size_t forward_offsets = kSampleArrays;
   std::string descending = good;
   StoreLE<uint32_t>(descending.data() + forward_offsets + 4, 4);  // {0,4,4,5}: fine
-  StoreLE<uint32_t>(descending.data() + forward_offsets + 8, 3);  // {0,4,3,5}: descends
+  StoreLE<uint32_t>(descending.data() + forward_offsets + 8, 3);  // {0,4,3,5}: node 1 runs backwards
   Reseal(&descending);
-  EXPECT_EQ(message(descending), "topology file: not a valid adjacency");
+  EXPECT_EQ(ready(descending), std::pair(std::vector<bool>{true, false, true}, all));
+  std::string past_end = good;
+  StoreLE<uint32_t>(past_end.data() + forward_offsets + 12, 6);  // an offset past the 5 edges
+  Reseal(&past_end);
+  EXPECT_EQ(ready(past_end), std::pair(none, none));
   std::string far_neighbor = good;
   StoreLE<uint32_t>(far_neighbor.data() + forward_offsets + 16, 3);  // node 3 of 3
   Reseal(&far_neighbor);
-  EXPECT_EQ(message(far_neighbor), "topology file: not a valid adjacency");
+  EXPECT_EQ(ready(far_neighbor), std::pair(none, none));
   std::string far_edge = good;
   StoreLE<uint32_t>(far_edge.data() + forward_offsets + 16 + 20, 6);  // edge row 6 of 6
   Reseal(&far_edge);
-  EXPECT_EQ(message(far_edge), "topology file: not a valid adjacency");
+  EXPECT_EQ(ready(far_edge), std::pair(none, none));
+}
+
+// In a topology larger than one block, damage stays local to the nodes
+// whose offsets or entries lie in the damaged block.
+TEST(TopologyFileTest, DamageIsLocalToItsBlock) {
+  // A chain 0 → 1 → ... → n-1 of n nodes: 4(n+1) + 8(n-1) bytes forward.
+  constexpr uint32_t n = 20000;
+  std::vector<std::string> ids, src, dst;
+  for (uint32_t i = 0; i < n; ++i) ids.push_back("n" + std::to_string(i));
+  for (uint32_t i = 0; i + 1 < n; ++i) {
+    src.push_back(ids[i]);
+    dst.push_back(ids[i + 1]);
+  }
+  auto nodes = Nodes(ids);
+  auto built = BuildTopology(*Utf8(src), *Utf8(dst), *nodes, *nodes);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  std::string bytes = EncodeTopology(**built, "chain");
+  // Header 64, "chain" padded to 8, then the checksums of the blocks.
+  const uint64_t array_bytes = 4 * (2 * (uint64_t{n} + 1) + 4 * (n - 1));
+  const uint64_t blocks = (array_bytes + 65535) / 65536;
+  const uint64_t arrays = 72 + 8 * blocks;
+  ASSERT_EQ(bytes.size(), arrays + array_bytes);
+  // Forward: offsets [0, 80004), neighbors [80004, 160000), edges
+  // [160000, 240000); reverse offsets from 240000. Damage block 3 (bytes
+  // 196608..262143): forward edges 9152.. and reverse offsets 0..5535.
+  bytes[arrays + 3 * 65536 + 100] ^= 0x40;
+  auto decoded = DecodeTopology(Bytes(bytes), "chain");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const Adjacency& forward = (*decoded)->forward;
+  EXPECT_TRUE(forward.Ready(0));
+  EXPECT_TRUE(forward.Ready(9151));    // its edge row is the last one in block 2
+  EXPECT_FALSE(forward.Ready(9152));   // its edge row is the first one in block 3
+  EXPECT_TRUE(forward.Ready(n - 1));   // the chain's end: no entries to read
+  EXPECT_FALSE((*decoded)->reverse.Ready(0));
+  EXPECT_FALSE((*decoded)->reverse.Ready(5535));
+  EXPECT_EQ(std::vector<uint32_t>(forward.neighbors.begin() + forward.begin(5),
+                                  forward.neighbors.begin() + forward.end(5)),
+            std::vector<uint32_t>{6});
 }
 
 TEST(TopologyFilesTest, SavesLoadsAndBoundsItsDirectory) {
