@@ -197,8 +197,7 @@ TopologyPtr TopologyFiles::Load(std::string_view identity) const {
   if (!header.ok()) return nullptr;
   Result<uint64_t> size = TopologyFileSize((*header)->view());
   if (!size.ok() || *size != (*object)->size()) return nullptr;
-  // Mapped without prefetching: traversals read a few blocks of it.
-  Result<BufferPtr> bytes = (*object)->ReadSparse(0, *size);
+  Result<BufferPtr> bytes = (*object)->ReadAt(0, *size);
   if (!bytes.ok()) return nullptr;
   Result<TopologyPtr> topology = DecodeTopology(std::move(*bytes), identity);
   return topology.ok() ? std::move(*topology) : nullptr;

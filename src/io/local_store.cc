@@ -98,28 +98,16 @@ class LocalRandomAccessObject final : public RandomAccessObject {
   ~LocalRandomAccessObject() override { ::close(fd_); }
   uint64_t size() const override { return size_; }
   const std::string& path() const override { return path_; }
-  Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) override { return Read(offset, length, true); }
-  Result<BufferPtr> ReadSparse(uint64_t offset, uint64_t length) override { return Read(offset, length, false); }
-
- private:
-  int fd_;
-  uint64_t size_;
-  std::string path_;
-  StoreCounters* counters_;
-  BufferPtr mapping_;  // the whole file, once mapped
-
-  // `whole`: the caller reads every byte, so a mapped range is populated.
-  Result<BufferPtr> Read(uint64_t offset, uint64_t length, bool whole) {
+  Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) override {
     ++counters_->reads;
     if (offset > size_ || length > size_ - offset) {
       return CorruptData(fmt::format("'{}': range [{}, {}) is past the end of the {}-byte object", path_, offset,
                                      offset + length, size_));
     }
-    if (size_ >= kMapFilesFrom || (!whole && length >= kPopulateFrom)) {
+    if (size_ >= kMapFilesFrom) {
       if (!mapping_) {
         OG_ASSIGN_OR_RETURN(mapping_, MapFile(fd_, static_cast<size_t>(size_), path_));
       }
-      if (whole) PopulateRange(offset, length);
       return mapping_->Slice(static_cast<size_t>(offset), static_cast<size_t>(length));
     }
     auto buffer = Buffer::Uninitialized(length);
@@ -127,18 +115,12 @@ class LocalRandomAccessObject final : public RandomAccessObject {
     return BufferPtr(std::move(buffer));
   }
 
-  // Maps the pages of [offset, offset + length) in one call. A read is
-  // about to touch all of them, and faulting them in one by one costs
-  // several times more (a cold query reads megabytes this way). Best
-  // effort: kernels before 5.14 refuse the advice and the reader faults.
-  void PopulateRange(uint64_t offset, uint64_t length) const {
-    if (length < kPopulateFrom) return;
-    static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-    const uint64_t begin = offset / page * page;
-    const uint64_t end = std::min<uint64_t>(size_, (offset + length + page - 1) / page * page);
-    ::madvise(const_cast<uint8_t*>(mapping_->data()) + begin, static_cast<size_t>(end - begin), MADV_POPULATE_READ);
-  }
-  static constexpr uint64_t kPopulateFrom = 64 << 10;
+ private:
+  int fd_;
+  uint64_t size_;
+  std::string path_;
+  StoreCounters* counters_;
+  BufferPtr mapping_;  // the whole file, once mapped
 };
 
 class LocalObjectWriter final : public ObjectWriter {

@@ -67,10 +67,6 @@ class RandomAccessObject {
   // Reads [offset, offset + length). CorruptData when the range runs past the
   // end of the object (a truncated file), IoError on read failure.
   virtual Result<BufferPtr> ReadAt(uint64_t offset, uint64_t length) = 0;
-  // As ReadAt, for a range of which the caller will touch only parts (an
-  // index probed at a few places): a store that maps files does not
-  // prefetch it. Same errors as ReadAt.
-  virtual Result<BufferPtr> ReadSparse(uint64_t offset, uint64_t length) { return ReadAt(offset, length); }
   virtual const std::string& path() const = 0;
 };
 
