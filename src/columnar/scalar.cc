@@ -28,6 +28,26 @@ int CompareIntUInt(int64_t a, uint64_t b) {
 
 }  // namespace
 
+int CompareIntegerToDouble(int64_t value, double d) {
+  // Outside [-2^63, 2^63) every int64 is on one side; inside, the integer
+  // part of d is an int64 and its fraction decides a tie.
+  if (d >= 9223372036854775808.0) return -1;
+  if (d < -9223372036854775808.0) return 1;
+  const double whole = std::trunc(d);
+  const int64_t integral = static_cast<int64_t>(whole);
+  if (value != integral) return value < integral ? -1 : 1;
+  return d > whole ? -1 : (d < whole ? 1 : 0);
+}
+
+int CompareIntegerToDouble(uint64_t value, double d) {
+  if (d >= 18446744073709551616.0) return -1;
+  if (d < 0) return 1;
+  const double whole = std::trunc(d);
+  const uint64_t integral = static_cast<uint64_t>(whole);
+  if (value != integral) return value < integral ? -1 : 1;
+  return d > whole ? -1 : 0;
+}
+
 std::optional<int> Scalar::Compare(const Scalar& a, const Scalar& b) {
   if (a.is_null() || b.is_null()) return std::nullopt;
   if (a.is_int() && b.is_int()) return Sign(a.int_value(), b.int_value());
@@ -40,6 +60,10 @@ std::optional<int> Scalar::Compare(const Scalar& a, const Scalar& b) {
       // NaN sorts above every number and equals itself, as in Lance/DataFusion.
       return Sign<int>(std::isnan(x), std::isnan(y));
     }
+    if (a.is_int()) return CompareIntegerToDouble(a.int_value(), y);
+    if (a.is_uint()) return CompareIntegerToDouble(a.uint_value(), y);
+    if (b.is_int()) return -CompareIntegerToDouble(b.int_value(), x);
+    if (b.is_uint()) return -CompareIntegerToDouble(b.uint_value(), x);
     return Sign(x, y);
   }
   if (a.is_string() && b.is_string()) {

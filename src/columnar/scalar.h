@@ -46,8 +46,8 @@ class Scalar {
   // Numeric value as double (ints converted).
   double AsDouble() const;
 
-  // Total order used by comparisons: numbers compare by value across int,
-  // uint and double; strings bytewise; bools false < true. Returns nullopt
+  // Total order used by comparisons: numbers compare by exact value across
+  // int, uint and double (NaN above every number, equal to itself); strings bytewise; bools false < true. Returns nullopt
   // when either side is null or the kinds are not comparable.
   static std::optional<int> Compare(const Scalar& a, const Scalar& b);
 
@@ -60,6 +60,12 @@ class Scalar {
   explicit Scalar(Storage v) : v_(std::move(v)) {}
   Storage v_;
 };
+
+// Exact three-way order of an integer and a double that is not NaN: no
+// rounding of the integer to the nearest double (2^64 - 1 < 2^64, and
+// 2^53 + 1 > 2^53 + 0.0). Used by every numeric comparison across kinds.
+int CompareIntegerToDouble(int64_t value, double d);
+int CompareIntegerToDouble(uint64_t value, double d);
 
 // Element i of `array` as a Scalar: ints/dates as Int, unsigned as UInt,
 // floats as Double, Utf8/LargeBinary as String, nested as Nested.

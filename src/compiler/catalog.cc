@@ -621,7 +621,9 @@ class CatalogBuilder {
   static RangeBoundValue ConvertBound(const schema::RangeBound& b) {
     RangeBoundValue v;
     v.is_float = b.is_float;
+    v.is_unsigned = b.is_unsigned;
     v.int_value = b.int_value;
+    v.uint_value = b.uint_value;
     v.float_value = b.float_value;
     return v;
   }
@@ -741,6 +743,7 @@ class CatalogBuilder {
 // ---------------------------------------------------------------------------
 
 std::string RangeBoundValue::ToString() const {
+  if (is_unsigned) return std::to_string(uint_value);
   if (!is_float) return std::to_string(int_value);
   return FormatFloatShortest(float_value, /*is_f32=*/false).value_or("NaN");
 }
@@ -845,6 +848,7 @@ Json PropertiesJson(const std::vector<Property>& props) {
 
 Json BoundJson(const std::optional<RangeBoundValue>& b) {
   if (!b) return nullptr;
+  if (b->is_unsigned) return Json(b->uint_value);
   return b->is_float ? Json(b->float_value) : Json(b->int_value);
 }
 

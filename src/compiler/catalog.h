@@ -63,11 +63,15 @@ struct Property {
 // One @range bound: inclusive, integer or float as written.
 struct RangeBoundValue {
   bool is_float = false;
+  bool is_unsigned = false;  // an integer above the I64 range, in uint_value
   int64_t int_value = 0;
+  uint64_t uint_value = 0;
   double float_value = 0;
 
-  double AsDouble() const { return is_float ? float_value : static_cast<double>(int_value); }
-  // `-5`, `10.5` (shortest round-trip for floats).
+  double AsDouble() const {
+    return is_float ? float_value : is_unsigned ? static_cast<double>(uint_value) : static_cast<double>(int_value);
+  }
+  // `-5`, `18446744073709551000`, `10.5` (shortest round-trip for floats).
   std::string ToString() const;
 };
 

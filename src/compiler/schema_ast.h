@@ -45,11 +45,16 @@ struct PropertyDecl {
 // One bound of `@range`: an integer or a float as written (may be negative).
 struct RangeBound {
   bool is_float = false;
+  // An integer above the I64 range held exactly (U64 properties).
+  bool is_unsigned = false;
   int64_t int_value = 0;
+  uint64_t uint_value = 0;
   double float_value = 0;
   std::string text;
 
-  double AsDouble() const { return is_float ? float_value : static_cast<double>(int_value); }
+  double AsDouble() const {
+    return is_float ? float_value : is_unsigned ? static_cast<double>(uint_value) : static_cast<double>(int_value);
+  }
 };
 
 // A body-level constraint `@key(a, b)`, `@unique(...)`, `@index(...)`,

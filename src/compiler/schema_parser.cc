@@ -540,10 +540,16 @@ class SchemaParser {
     bound->text = text;
     int64_t value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    uint64_t unsigned_value = 0;
     if (ec == std::errc()) {
       bound->int_value = value;
+    } else if (text[0] != '-' &&
+               std::from_chars(text.data(), text.data() + text.size(), unsigned_value).ec == std::errc()) {
+      // Within U64: kept exact, so a bound near 2^64 is not rounded.
+      bound->is_unsigned = true;
+      bound->uint_value = unsigned_value;
     } else {
-      // Beyond i64: read as a float, as the upstream parser falls back to.
+      // Beyond u64: read as a float, as the upstream parser falls back to.
       bound->is_float = true;
       bound->float_value = std::strtod(text.c_str(), nullptr);
     }

@@ -137,6 +137,11 @@ std::optional<int> CompareCells(const Cell& a, const Cell& b) {
   if (a.is_numeric() && b.is_numeric()) {
     double x = AsDouble(a), y = AsDouble(b);
     if (std::isnan(x) || std::isnan(y)) return Sign<int>(std::isnan(x), std::isnan(y));
+    // One side is a double here: compare exactly, without rounding the integer.
+    if (a.kind == K::kInt) return CompareIntegerToDouble(a.i, y);
+    if (a.kind == K::kUInt) return CompareIntegerToDouble(a.u, y);
+    if (b.kind == K::kInt) return -CompareIntegerToDouble(b.i, x);
+    if (b.kind == K::kUInt) return -CompareIntegerToDouble(b.u, x);
     return Sign(x, y);
   }
   if (a.kind == K::kBool && b.kind == K::kBool) return Sign<int>(a.b, b.b);

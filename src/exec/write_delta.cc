@@ -169,31 +169,37 @@ class Validator {
     OG_RETURN_IF_ERROR(CheckEnums(key, node.name, node.properties, rows));
     for (const auto& range : node.ranges) {
       const Array& column = *rows.GetColumn(range.property);
+      const Property* property = node.FindProperty(range.property);
+      const bool is_f32 = property != nullptr && property->type.scalar == compiler::ScalarKind::kF32;
+      // Bounds compare in the property's own type: an F32 value is stored
+      // narrowed, so a float bound is narrowed too (`..0.1` admits the
+      // F32 value written as 0.1). Integers compare exactly, U64 included.
+      auto bound_scalar = [&](const compiler::RangeBoundValue& b) {
+        if (b.is_unsigned) return Scalar::UInt(b.uint_value);
+        if (!b.is_float) return Scalar::Int(b.int_value);
+        return Scalar::Double(is_f32 ? static_cast<double>(static_cast<float>(b.float_value)) : b.float_value);
+      };
+      auto value_text = [&](const Scalar& v) {
+        if (is_f32) return compiler::FormatFloatShortest(v.AsDouble(), /*is_f32=*/true).value_or(v.ToString());
+        return v.ToString();
+      };
       for (int64_t r = 0; r < rows.num_rows(); ++r) {
         if (column.IsNull(r)) continue;
         Scalar v = GetScalar(column, r);
-        double d = v.AsDouble();
-        auto bound_text = [](const compiler::RangeBoundValue& b) { return b.ToString(); };
-        if (std::isnan(d)) {
+        if (std::isnan(v.AsDouble())) {
           return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value NaN is outside the range",
                                                    node.name, range.property)),
                        key, rows, r);
         }
-        if (range.min) {
-          Scalar lo = range.min->is_float ? Scalar::Double(range.min->float_value) : Scalar::Int(range.min->int_value);
-          if (*Scalar::Compare(v, lo) < 0) {
-            return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} < min {}", node.name,
-                                                     range.property, v.ToString(), bound_text(*range.min))),
-                         key, rows, r);
-          }
+        if (range.min && *Scalar::Compare(v, bound_scalar(*range.min)) < 0) {
+          return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} < min {}", node.name,
+                                                   range.property, value_text(v), range.min->ToString())),
+                       key, rows, r);
         }
-        if (range.max) {
-          Scalar hi = range.max->is_float ? Scalar::Double(range.max->float_value) : Scalar::Int(range.max->int_value);
-          if (*Scalar::Compare(v, hi) > 0) {
-            return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} > max {}", node.name,
-                                                     range.property, v.ToString(), bound_text(*range.max))),
-                         key, rows, r);
-          }
+        if (range.max && *Scalar::Compare(v, bound_scalar(*range.max)) > 0) {
+          return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} > max {}", node.name,
+                                                   range.property, value_text(v), range.max->ToString())),
+                       key, rows, r);
         }
       }
     }
@@ -332,17 +338,33 @@ class Validator {
       const EdgeType* edge = EdgeOf(key);
       if (!edge || (edge->card_min == 0 && !edge->card_max)) continue;
       OG_ASSIGN_OR_RETURN(const EffectiveTable* self, Table(key));
-      std::unordered_map<std::string, uint64_t> counts;  // touched sources
+      // Touched sources: those of written edges, and those of committed
+      // edges the write removes (deleted, replaced by a written edge of the
+      // same id that may start elsewhere, or dropped by an overwrite).
+      std::unordered_map<std::string, uint64_t> counts;
       if (d.upserts) {
         const Array& src = *d.upserts->GetColumn("src");
         for (int64_t r = 0; r < src.length(); ++r) counts.emplace(std::string(src.GetView(r)), 0);
       }
-      if (self->committed()) {
-        const RecordBatch& committed = *self->committed()->rows();
+      TableDataPtr before = self->committed();
+      // Per source that lost edges, the id of one of them (a merge that
+      // moved it elsewhere wrote it again: its line is the one to name).
+      std::unordered_map<std::string, std::string_view> removed_edge;
+      if (d.replace_all && edge->card_min > 0) {
+        // An overwrite reads nothing committed, but every source it drops
+        // edges from may now hold fewer than the minimum.
+        const graph::TableEntry* entry = base_.FindTable(key);
+        if (entry == nullptr) return Internal(fmt::format("table '{}' is not in the snapshot", key));
+        OG_ASSIGN_OR_RETURN(before, graph_.LoadTable(*entry));
+      }
+      if (before) {
+        const RecordBatch& committed = *before->rows();
         const Array& ids = *committed.GetColumn("id");
         const Array& src = *committed.GetColumn("src");
         for (int64_t r = 0; r < committed.num_rows(); ++r) {
-          if (d.deleted_ids.count(std::string(ids.GetView(r)))) counts.emplace(std::string(src.GetView(r)), 0);
+          if (self->CommittedSurvives(ids.GetView(r))) continue;
+          counts.emplace(std::string(src.GetView(r)), 0);
+          removed_edge.emplace(std::string(src.GetView(r)), ids.GetView(r));
         }
         for (int64_t r = 0; r < committed.num_rows(); ++r) {
           if (!self->CommittedSurvives(ids.GetView(r))) continue;
@@ -359,12 +381,14 @@ class Validator {
       // the loader turns into that edge's input line.
       std::vector<std::pair<std::string, uint64_t>> sorted(counts.begin(), counts.end());
       std::sort(sorted.begin(), sorted.end());
+      OG_ASSIGN_OR_RETURN(const EffectiveTable* sources, Table("node:" + edge->from_type));
       for (const auto& [source, n] : sorted) {
         std::string violation;
         if (edge->card_max && n > *edge->card_max) {
           violation = fmt::format("@card violation on edge {}: source '{}' has {} edges (max {})", edge->name,
                                   ShortenForMessage(source), n, *edge->card_max);
-        } else if (n < edge->card_min) {
+        } else if (n < edge->card_min && sources->Contains(source)) {
+          // A source the write deletes has no edges to count.
           violation = fmt::format("@card violation on edge {}: source '{}' has {} edges (min {})", edge->name,
                                   ShortenForMessage(source), n, edge->card_min);
         } else {
@@ -375,6 +399,12 @@ class Validator {
           const Array& src = *d.upserts->GetColumn("src");
           for (int64_t r = src.length() - 1; r >= 0; --r) {
             if (src.GetView(r) == source) return AtRow(st, key, *d.upserts, r);
+          }
+          if (auto moved = removed_edge.find(source); moved != removed_edge.end()) {
+            const Array& ids = *d.upserts->GetColumn("id");
+            for (int64_t r = ids.length() - 1; r >= 0; --r) {
+              if (ids.GetView(r) == moved->second) return AtRow(st, key, *d.upserts, r);
+            }
           }
         }
         return st;

@@ -360,6 +360,74 @@ edge WorksAt: Person -> Company @card(0..1)
   EXPECT_EQ(g->ListCommits()->size(), 1u);
 }
 
+// A source is touched by every write that changes its edges: one that
+// drops them (an overwrite of the edge type) or moves them away (a merge
+// that rewrites an edge's endpoints) must keep @card's minimum, as a
+// mutation deleting the edge must. A source the write deletes is exempt.
+TEST_F(LoadTest, CardinalityMinimumCoversSourcesLosingEdges) {
+  const std::string schema = R"(
+node P { n: String @key }
+node C { n: String @key }
+edge W: P -> C @card(1..2)
+)";
+  const std::string seed = R"({"type":"P","data":{"n":"a"}}
+{"type":"P","data":{"n":"b"}}
+{"type":"C","data":{"n":"x"}}
+{"edge":"W","from":"a","to":"x","data":{"id":"Ea"}}
+{"edge":"W","from":"b","to":"x","data":{"id":"Eb"}}
+)";
+  int graphs = 0;
+  auto seeded = [&] {
+    auto g = Omnigraph::Init(dir_.path() + "/card" + std::to_string(graphs++), schema);
+    EXPECT_TRUE(g.ok()) << g.status().ToString();
+    auto loaded = (*g)->Load(seed, "seed.jsonl", LoadMode::kOverwrite);
+    EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+    return std::move(*g);
+  };
+  const std::string too_few = "@card violation on edge W: source 'a' has 0 edges (min 1)";
+  auto g = seeded();
+  EXPECT_EQ(g->Load(R"({"edge":"W","from":"b","to":"x"})", "w.jsonl", LoadMode::kOverwrite).status().message(),
+            too_few);
+  EXPECT_EQ(g->Load(R"({"edge":"W","from":"b","to":"x","data":{"id":"Ea"}})", "w.jsonl", LoadMode::kMerge)
+                .status()
+                .message(),
+            "w.jsonl:1: " + too_few);
+  EXPECT_EQ(g->Mutate(R"(query m() { delete W where from = "a" })", "m.gq", "m", "{}").status().message(), too_few);
+  EXPECT_EQ(g->ListCommits()->size(), 2u);  // init and the seed only
+
+  // Deleting the source itself (its edges cascade) is allowed, and so is an
+  // overwrite that drops the source together with its edges.
+  auto deleted = g->Mutate(R"(query m() { delete P where n = "a" })", "m.gq", "m", "{}");
+  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  auto h = seeded();
+  auto replaced = h->Load(R"({"type":"P","data":{"n":"b"}}
+{"edge":"W","from":"b","to":"x"}
+)",
+                          "pw.jsonl", LoadMode::kOverwrite);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+}
+
+// @range bounds compare in the property's type: a U64 bound above 2^63 is
+// exact, and an F32 bound is narrowed as the F32 value is, so writing the
+// bound itself passes; the messages show both as written.
+TEST_F(LoadTest, RangeBoundsCompareInThePropertysType) {
+  auto g = Init(R"(node R { k: String @key  u: U64?  f: F32?
+  @range(u, 18446744073709551000..)  @range(f, 0.0..0.1) })");
+  EXPECT_EQ(g->Load(R"({"type":"R","data":{"k":"a","u":18446744073709550999}})", "r.jsonl", LoadMode::kMerge)
+                .status()
+                .message(),
+            "r.jsonl:1: @range violation on R.u: value 18446744073709550999 < min 18446744073709551000");
+  auto at_bounds = g->Load(R"({"type":"R","data":{"k":"b","u":18446744073709551000,"f":0.1}}
+{"type":"R","data":{"k":"c","u":18446744073709551615,"f":0.0}}
+)",
+                           "r.jsonl", LoadMode::kMerge);
+  EXPECT_TRUE(at_bounds.ok()) << at_bounds.status().ToString();
+  EXPECT_EQ(g->Load(R"({"type":"R","data":{"k":"d","f":0.1000001}})", "r.jsonl", LoadMode::kMerge).status().message(),
+            "r.jsonl:1: @range violation on R.f: value 0.1000001 > max 0.1");
+  auto inserted = g->Mutate(R"(query m() { insert R { k: "e", f: 0.1 } })", "m.gq", "m", "{}");
+  EXPECT_TRUE(inserted.ok()) << inserted.status().ToString();
+}
+
 // Lines the fast parser refuses but JSON allows (an integer beyond 64 bits)
 // take the slow path, which must apply every rule the fast one does.
 TEST_F(LoadTest, SlowPathLinesFollowTheSameRules) {

@@ -123,6 +123,17 @@ TEST(Scalar, CompareAcrossNumericKinds) {
   EXPECT_EQ(Scalar::Compare(Scalar::Int(-1), Scalar::UInt(~0ULL)), -1);
   EXPECT_EQ(Scalar::Compare(Scalar::UInt(5), Scalar::Int(5)), 0);
   EXPECT_EQ(Scalar::Compare(Scalar::Int(2), Scalar::Double(1.5)), 1);
+  // Exact across kinds: no rounding of the integer to a double.
+  EXPECT_EQ(Scalar::Compare(Scalar::UInt(~0ULL), Scalar::Double(18446744073709551616.0)), -1);
+  EXPECT_EQ(Scalar::Compare(Scalar::Double(18446744073709551616.0), Scalar::UInt(~0ULL)), 1);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(9007199254740993), Scalar::Double(9007199254740992.0)), 1);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(INT64_MIN), Scalar::Double(-9223372036854775808.0)), 0);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(-3), Scalar::Double(-2.5)), -1);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(-2), Scalar::Double(-2.5)), 1);
+  EXPECT_EQ(Scalar::Compare(Scalar::UInt(0), Scalar::Double(-0.5)), 1);
+  EXPECT_EQ(Scalar::Compare(Scalar::UInt(3), Scalar::Double(3.0)), 0);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(5), Scalar::Double(-INFINITY)), 1);
+  EXPECT_EQ(Scalar::Compare(Scalar::Int(5), Scalar::Double(std::nan(""))), -1);
   EXPECT_EQ(Scalar::Compare(Scalar::String("a"), Scalar::String("b")), -1);
   EXPECT_FALSE(Scalar::Compare(Scalar::String("a"), Scalar::Int(1)).has_value());
   EXPECT_FALSE(Scalar::Compare(Scalar(), Scalar::Int(1)).has_value());

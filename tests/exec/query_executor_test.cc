@@ -817,6 +817,33 @@ query in_list() { match { $d: Doc  ["d3", "d1"] contains $d.slug } return { $d.s
   EXPECT_EQ(Query(q, "in_list"), (Rows{R"({"d.slug":"d1"})", R"({"d.slug":"d3"})"}));
 }
 
+// An integer property compares with a float exactly: 2^64 - 1 is below the
+// float 2^64 (rounding the integer to a double would make them equal).
+TEST_F(QueryExecutorTest, IntegersCompareWithFloatsExactly) {
+  Build("node Emp { name: String @key\n big: U64?\n small: I64? }\n",
+        R"({"type":"Emp","data":{"name":"max","big":18446744073709551615,"small":9007199254740993}}
+)");
+  constexpr std::string_view q = R"(
+query eq($x: F64) { match { $e: Emp  $e.big = $x } return { $e.name } }
+query gt($x: F64) { match { $e: Emp  $e.big > $x } return { $e.name } }
+query ge($x: F64) { match { $e: Emp  $e.big >= $x } return { $e.name } }
+query lt($x: F64) { match { $e: Emp  $e.big < $x } return { $e.name } }
+query small_gt($x: F64) { match { $e: Emp  $e.small > $x } return { $e.name } }
+query small_eq($x: F64) { match { $e: Emp  $e.small = $x } return { $e.name } }
+)";
+  const Rows match{R"({"e.name":"max"})"};
+  const Scalar two_to_64 = Scalar::Double(18446744073709551616.0);
+  EXPECT_EQ(Query(q, "eq", {{"x", two_to_64}}), Rows{});
+  EXPECT_EQ(Query(q, "ge", {{"x", two_to_64}}), Rows{});
+  EXPECT_EQ(Query(q, "gt", {{"x", two_to_64}}), Rows{});
+  EXPECT_EQ(Query(q, "lt", {{"x", two_to_64}}), match);
+  EXPECT_EQ(Query(q, "gt", {{"x", Scalar::Double(18446744073709549568.0)}}), match);  // the double below 2^64
+  // 2^53 + 1 is above the double 2^53, and not equal to it.
+  EXPECT_EQ(Query(q, "small_gt", {{"x", Scalar::Double(9007199254740992.0)}}), match);
+  EXPECT_EQ(Query(q, "small_eq", {{"x", Scalar::Double(9007199254740992.0)}}), Rows{});
+  EXPECT_EQ(Query(q, "small_gt", {{"x", Scalar::Double(9007199254740992.5e0)}}), match);
+}
+
 // ---------------------------------------------------------------------------
 // Search functions (§2.7).
 
