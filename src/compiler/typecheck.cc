@@ -1730,9 +1730,14 @@ class Checker {
     st->where = std::move(w);
     for (const query::Assignment& a : m.assignments) {
       if (node->IsKeyProperty(a.property)) {
+        Status::Details details{{"code", "key_update"}};
+        if (a.location.known()) {
+          details["line"] = std::to_string(a.location.line);
+          details["column"] = std::to_string(a.location.column);
+        }
         return Status(ErrorCode::kInvalidArgument,
                       fmt::format("cannot update @key property '{}' — delete and re-insert instead", a.property),
-                      {{"code", "key_update"}});
+                      std::move(details));
       }
     }
     ReadNode(node->name);

@@ -153,6 +153,15 @@ bool EvalFilter(const ir::Filter& f, const Cell& l, const Cell& r) {
 // incomparable values tie.
 int OrderCells(const Cell& x, const Cell& y) {
   if (x.is_null() || y.is_null()) return x.is_null() == y.is_null() ? 0 : (x.is_null() ? -1 : 1);
+  if (x.kind == Cell::Kind::kList && y.kind == Cell::Kind::kList) {
+    // Lists and vectors order lexicographically, element by element (a
+    // NULL element first), then a proper prefix before the longer list.
+    const int64_t n = std::min(x.list_size(), y.list_size());
+    for (int64_t k = 0; k < n; ++k) {
+      if (int c = OrderCells(x.ListElement(k), y.ListElement(k)); c != 0) return c;
+    }
+    return x.list_size() < y.list_size() ? -1 : (x.list_size() > y.list_size() ? 1 : 0);
+  }
   return CompareCells(x, y).value_or(0);
 }
 

@@ -366,6 +366,9 @@ TEST(TypecheckMutation, KeyPropertiesCannotBeUpdated) {
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(), "cannot update @key property 'name' — delete and re-insert instead");
   EXPECT_EQ(r.status().details().at("code"), "key_update");
+  // It points at the assignment, as type errors do.
+  EXPECT_EQ(r.status().details().at("line"), "1");
+  EXPECT_EQ(r.status().details().at("column"), "33");
 }
 
 TEST(TypecheckMutation, ConstructiveOrDestructiveNeverBoth) {

@@ -817,6 +817,33 @@ query in_list() { match { $d: Doc  ["d3", "d1"] contains $d.slug } return { $d.s
   EXPECT_EQ(Query(q, "in_list"), (Rows{R"({"d.slug":"d1"})", R"({"d.slug":"d3"})"}));
 }
 
+// List and vector properties order lexicographically (NULL lists first
+// ascending), so `order ... limit` picks a well-defined row.
+TEST_F(QueryExecutorTest, ListsOrderLexicographically) {
+  Build("node L { k: String @key\n l: [I32]?\n s: [String]?\n v: Vector(2)? }\n",
+        R"({"type":"L","data":{"k":"a","l":[9],"s":["z"],"v":[1.0,2.0]}}
+{"type":"L","data":{"k":"b","l":[1],"s":["a"],"v":[1.0,1.5]}}
+{"type":"L","data":{"k":"c","l":[5,5],"s":["a","b"],"v":[0.5,9.0]}}
+{"type":"L","data":{"k":"d","l":[5],"s":[]}}
+{"type":"L","data":{"k":"e"}}
+)");
+  constexpr std::string_view q = R"(
+query by_l() { match { $x: L } return { $x.k } order { $x.l } }
+query by_l_desc() { match { $x: L } return { $x.k } order { $x.l desc } }
+query by_s() { match { $x: L } return { $x.k } order { $x.s } limit 3 }
+query by_v_desc() { match { $x: L } return { $x.k } order { $x.v desc } }
+)";
+  auto keys = [](std::vector<std::string> ks) {
+    Rows rows;
+    for (const std::string& k : ks) rows.push_back(R"({"x.k":")" + k + R"("})");
+    return rows;
+  };
+  EXPECT_EQ(Query(q, "by_l"), keys({"e", "b", "d", "c", "a"}));
+  EXPECT_EQ(Query(q, "by_l_desc"), keys({"a", "c", "d", "b", "e"}));
+  EXPECT_EQ(Query(q, "by_s"), keys({"e", "d", "b"}));
+  EXPECT_EQ(Query(q, "by_v_desc"), keys({"a", "b", "c", "d", "e"}));
+}
+
 // An integer property compares with a float exactly: 2^64 - 1 is below the
 // float 2^64 (rounding the integer to a double would make them equal).
 TEST_F(QueryExecutorTest, IntegersCompareWithFloatsExactly) {
