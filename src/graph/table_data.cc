@@ -77,7 +77,8 @@ void TableData::BuildIndex() const {
 }
 
 int64_t TableData::RowOf(std::string_view id) const {
-  if (!prefix_ && !scanned_once_.exchange(true)) {
+  if (!prefix_ && !index_built_.load(std::memory_order_acquire) &&
+      scanned_lookups_.fetch_add(1, std::memory_order_relaxed) < kScannedLookups) {
     const Array& ids = *ids_;
     for (int64_t r = 0; r < ids.length(); ++r) {
       if (ids.GetView(r) == id) return r;

@@ -39,11 +39,14 @@ class TableData {
   int64_t num_rows() const { return num_rows_; }
   // The `id` column (Utf8, never null).
   const Array& ids() const;
-  // Row of `id`, or -1; thread-safe. The first lookup in a table read from
-  // storage scans the id column (a one-shot reader, such as a CLI query
-  // anchored on one key, then never pays for hashing every id); later
-  // lookups build and use the id index.
+  // Row of `id`, or -1; thread-safe. The first kScannedLookups lookups in
+  // a table read from storage scan the id column: a one-shot process (a CLI
+  // query anchored on one key, a CLI insert checking its key) makes a few
+  // and never pays for hashing every id, which costs as much as dozens of
+  // scans. Later lookups build and use the id index.
   int64_t RowOf(std::string_view id) const;
+  // Whether the id index has been built (RowOf's scans are over).
+  bool index_built() const { return index_built_.load(std::memory_order_acquire); }
   // rows[i] = RowOf(ids[i]), with the lookups pipelined (IdIndex::FindMany).
   void RowsOf(const std::vector<std::string_view>& ids, std::vector<int64_t>* rows) const;
   // A column by name, or nullptr.
@@ -76,8 +79,12 @@ class TableData {
   mutable std::once_flag index_once_;
   mutable IdIndex index_;
   mutable std::atomic<bool> index_built_{false};
-  mutable std::atomic<bool> scanned_once_{false};
+  mutable std::atomic<int> scanned_lookups_{0};
 };
+
+// Lookups by id answered by scanning before a table builds its id index
+// (TableData::RowOf).
+inline constexpr int kScannedLookups = 4;
 
 // Appended rows a derived version may hold before it is materialized into
 // one batch (bounds the per-write index rebuild).

@@ -66,18 +66,29 @@ SchemaPtr PersonSchema() {
       Schema({Field("id", DataType::Utf8(), false), Field("age", DataType::Int32())}));
 }
 
-// The first lookup scans the id column, later ones use the index: every
-// path must give the same rows.
-TEST(TableDataTest, FirstLookupByScanAgreesWithTheIndex) {
+// The first kScannedLookups lookups scan the id column, later ones build
+// and use the index: every path must give the same rows.
+TEST(TableDataTest, FirstLookupsByScanAgreeWithTheIndex) {
   SchemaPtr schema = PersonSchema();
   for (std::string_view first : {"b", "zz", "a"}) {
     auto data = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}, {S("b"), I(2)}, {S("c"), I(3)}}));
     const int64_t expected = first == "a" ? 0 : first == "b" ? 1 : -1;
-    EXPECT_EQ(data->RowOf(first), expected) << first;  // scan
+    for (int k = 0; k < kScannedLookups; ++k) {
+      EXPECT_EQ(data->RowOf(k % 2 == 0 ? first : "c"), k % 2 == 0 ? expected : 2) << first;  // scans
+    }
+    EXPECT_FALSE(data->index_built());
     EXPECT_EQ(data->RowOf(first), expected) << first;  // index
+    EXPECT_TRUE(data->index_built());
     EXPECT_EQ(data->RowOf("c"), 2);
     EXPECT_EQ(data->RowOf(""), -1);
   }
+  // A batch lookup builds the index at once.
+  auto data = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}, {S("b"), I(2)}}));
+  std::vector<int64_t> rows;
+  data->RowsOf({"b", "x"}, &rows);
+  EXPECT_EQ(rows, (std::vector<int64_t>{1, -1}));
+  EXPECT_TRUE(data->index_built());
+  EXPECT_EQ(data->RowOf("a"), 0);
 }
 
 TEST(TableDataTest, AppendedDataKeepsPrefixRowsAndIndexesNewOnes) {
