@@ -163,7 +163,7 @@ ArrayPtr ConcatBinary(const DataTypePtr& type, const std::vector<ArrayPtr>& arra
     if (a->length() == 0) continue;
     const int64_t first = a->ValueOffset(0);
     const int64_t last = a->ValueOffset(a->length());
-    std::memcpy(out_values + written, a->values()->data() + first, static_cast<size_t>(last - first));
+    if (last > first) std::memcpy(out_values + written, a->values()->data() + first, static_cast<size_t>(last - first));
     const int64_t shift = written - first;
     for (int64_t i = 1; i <= a->length(); ++i) {
       StoreLE<Offset>(out_offsets + (row + i) * static_cast<int64_t>(sizeof(Offset)),

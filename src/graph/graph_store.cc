@@ -285,7 +285,8 @@ Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
   if (!opened.ok()) {
     if (opened.status().code() == ErrorCode::kNotFound && table.pin.staged_version) {
       return Status(ErrorCode::kVersionReclaimed,
-                    fmt::format("{} version {} (published version {}) was reclaimed by cleanup", table.table_key,
+                    fmt::format("{} version {} (published version {}) is gone: reclaimed by cleanup, or removed "
+                                "from the store", table.table_key,
                                 version, table.pin.published_version),
                     {{"published_dataset_version", std::to_string(table.pin.published_version)}});
     }

@@ -74,6 +74,22 @@ Status ReadAllAt(int fd, uint8_t* out, uint64_t offset, uint64_t length, const s
   return Status::OK();
 }
 
+// An object name held by something other than a regular file (a
+// directory, a dangling link, a FIFO): the store is damaged there.
+Status NotARegularFile(const std::string& full) {
+  return CorruptData(fmt::format("'{}' exists but is not a regular file", full));
+}
+
+// The error of `operation` on `full` failing with `err`. A name held by a
+// link to nothing is in use, not free: reporting it absent would let a
+// reader skip it (an older version read as the latest) and a writer then
+// collide with it.
+Status MissingOrDangling(const char* operation, const std::string& full, int err) {
+  struct stat link;
+  if (err == ENOENT && ::lstat(full.c_str(), &link) == 0) return NotARegularFile(full);
+  return ErrnoStatus(operation, full, err);
+}
+
 // A read-only private mapping of the `size` bytes of `fd` as a buffer (the
 // mapping keeps the file's data alive; `fd` may be closed). Objects are
 // immutable once named and replaced only by rename, so a mapping never sees
@@ -327,8 +343,8 @@ Result<ObjectMeta> LocalStore::Head(const std::string& path) {
   ++counters_.reads;
   std::string full = FullPath(path);
   struct stat st;
-  if (::stat(full.c_str(), &st) != 0) return ErrnoStatus("stat", full, errno);
-  if (!S_ISREG(st.st_mode)) return NotFound(fmt::format("'{}' is not a file", full));
+  if (::stat(full.c_str(), &st) != 0) return MissingOrDangling("stat", full, errno);
+  if (!S_ISREG(st.st_mode)) return NotARegularFile(full);
   return ObjectMeta{path, static_cast<uint64_t>(st.st_size)};
 }
 
@@ -337,7 +353,7 @@ Result<std::unique_ptr<RandomAccessObject>> LocalStore::OpenForRead(const std::s
   // O_NONBLOCK: a FIFO or device under an object's name must be refused
   // below, not block the open (it changes nothing for regular files).
   int fd = ::open(full.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open", full, errno);
+  if (fd < 0) return MissingOrDangling("open", full, errno);
   struct stat st;
   if (::fstat(fd, &st) != 0) {
     int err = errno;
@@ -346,7 +362,7 @@ Result<std::unique_ptr<RandomAccessObject>> LocalStore::OpenForRead(const std::s
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return NotFound(fmt::format("'{}' is not a file", full));
+    return NotARegularFile(full);
   }
   return std::unique_ptr<RandomAccessObject>(
       new LocalRandomAccessObject(fd, static_cast<uint64_t>(st.st_size), full, &counters_));
@@ -562,6 +578,9 @@ namespace {
 // directory lists nothing. The entry's type comes with it on most file
 // systems; it is stat'ed only when the file system does not say
 // (DT_UNKNOWN) or the entry is a symbolic link (followed).
+// The entry names directly under `base`, sorted: the directories (following
+// links) when `directories`, else every name in use (objects, and anything
+// else holding a name, which its reader reports), temporary names excluded.
 Result<std::vector<std::string>> ListChildNames(const std::string& base, bool directories) {
   std::vector<std::string> out;
   DIR* d = ::opendir(base.c_str());
@@ -573,10 +592,10 @@ Result<std::vector<std::string>> ListChildNames(const std::string& base, bool di
     std::string_view name = entry->d_name;
     if (name == "." || name == "..") continue;
     if (!directories && name.substr(0, kTempPrefix.size()) == kTempPrefix) continue;
-    bool wanted = entry->d_type == (directories ? DT_DIR : DT_REG);
-    if (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK) {
+    bool wanted = !directories || entry->d_type == DT_DIR;
+    if (directories && (entry->d_type == DT_UNKNOWN || entry->d_type == DT_LNK)) {
       struct stat st;
-      wanted = ::fstatat(::dirfd(d), entry->d_name, &st, 0) == 0 && (directories ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+      wanted = ::fstatat(::dirfd(d), entry->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
     }
     if (wanted) out.emplace_back(name);
   }

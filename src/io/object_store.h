@@ -90,7 +90,8 @@ class ObjectStore {
   virtual Result<BufferPtr> Get(const std::string& path) = 0;
   // [offset, offset + length). NotFound when absent; CorruptData past the end.
   virtual Result<BufferPtr> GetRange(const std::string& path, uint64_t offset, uint64_t length) = 0;
-  // Size of the object. NotFound when absent.
+  // Size of the object. NotFound when absent; CorruptData when the name is
+  // held by something that is not an object (a directory, a dangling link).
   virtual Result<ObjectMeta> Head(const std::string& path) = 0;
   virtual Result<std::unique_ptr<RandomAccessObject>> OpenForRead(const std::string& path) = 0;
 
@@ -126,10 +127,13 @@ class ObjectStore {
   virtual Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) = 0;
   // Direct child "directories" of `prefix/` (names only, sorted).
   virtual Result<std::vector<std::string>> ListDirectories(const std::string& prefix) = 0;
-  // Names (not paths) of the objects directly under `prefix/`, sorted,
-  // without their sizes: what resolving a latest version needs, at one
-  // directory read instead of a stat per object (a long history keeps
-  // thousands of versions). An absent prefix lists nothing. Errors: IoError.
+  // Names (not paths) in use directly under `prefix/`, sorted, without
+  // sizes: what resolving a latest version needs, at one directory read
+  // instead of a stat per object (a long history keeps thousands of
+  // versions). Besides objects, a store with directories lists any other
+  // entry holding a name (a directory, a dangling link), so a damaged
+  // newest version is reported when opened instead of skipped. Temporary
+  // names are not listed; an absent prefix lists nothing. Errors: IoError.
   virtual Result<std::vector<std::string>> ListNames(const std::string& prefix) {
     OG_ASSIGN_OR_RETURN(std::vector<ObjectMeta> objects, List(prefix));
     std::vector<std::string> names;

@@ -1,10 +1,13 @@
 // Strict NDJSON loads through the embedded API (spec/surface.md §4),
 // including the shared cases B10–B12 (duplicate ids, dangling endpoints,
 // 64-bit values).
+#include <filesystem>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "lance/versioning.h"
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
@@ -426,6 +429,37 @@ TEST_F(LoadTest, RangeBoundsCompareInThePropertysType) {
             "r.jsonl:1: @range violation on R.f: value 0.1000001 > max 0.1");
   auto inserted = g->Mutate(R"(query m() { insert R { k: "e", f: 0.1 } })", "m.gq", "m", "{}");
   EXPECT_TRUE(inserted.ok()) << inserted.status().ToString();
+}
+
+// The newest __manifest version's name held by a directory or a dangling
+// link is damage: reads and writes report it instead of reading the
+// previous version as the latest (stale rows, exit 0) or losing a
+// compare-and-swap against it for ever.
+TEST_F(LoadTest, ADamagedNewestManifestVersionIsReportedNotSkipped) {
+  for (bool as_directory : {true, false}) {
+    const std::string root = dir_.path() + (as_directory ? "/dir" : "/link");
+    {
+      auto g = Omnigraph::Init(root, kPeopleSchema);
+      ASSERT_TRUE(g.ok()) << g.status().ToString();
+      ASSERT_TRUE((*g)->Load(R"({"type":"Person","data":{"name":"alice"}})", "a.jsonl", LoadMode::kMerge).ok());
+      const uint64_t newest = (*g)->Snapshot()->graph_manifest_version;
+      const std::string path = root + "/__manifest/_versions/" + lance::ManifestFileName(newest);
+      std::filesystem::remove(path);
+      if (as_directory) {
+        std::filesystem::create_directory(path);
+      } else {
+        std::filesystem::create_symlink(root + "/nowhere", path);
+      }
+    }
+    auto reopened = Omnigraph::Open(root);
+    Status status = reopened.ok() ? reopened.value()->Snapshot().status() : reopened.status();
+    EXPECT_EQ(status.code(), ErrorCode::kCorruptData) << status.ToString();
+    EXPECT_NE(status.message().find("exists but is not a regular file"), std::string::npos) << status.ToString();
+    if (reopened.ok()) {
+      auto write = (*reopened)->Load(R"({"type":"Person","data":{"name":"bob"}})", "b.jsonl", LoadMode::kMerge);
+      EXPECT_EQ(write.status().code(), ErrorCode::kCorruptData) << write.status().ToString();
+    }
+  }
 }
 
 // Lines the fast parser refuses but JSON allows (an integer beyond 64 bits)

@@ -101,8 +101,9 @@ TEST(LocalStore, LockWaitIsBoundedAndAnAbandonedWaiterReleases) {
   EXPECT_NE(*waited, nullptr);
 }
 
-// Names only: objects (not directories, not temporary names), sorted.
-TEST(LocalStore, ListNamesGivesObjectNamesWithoutSizes) {
+// Names only, sorted: every name in use (objects, links, and entries that
+// are not objects, which hold the name all the same), temporaries excluded.
+TEST(LocalStore, ListNamesGivesEveryNameInUse) {
   TempDir dir;
   LocalStore store(dir.path());
   ASSERT_TRUE(store.Put("v/3.manifest", "c").ok());
@@ -110,17 +111,31 @@ TEST(LocalStore, ListNamesGivesObjectNamesWithoutSizes) {
   ASSERT_TRUE(store.Put("v/sub/x.bin", "b").ok());
   auto staged = store.StageForPublish("v/11.manifest", "staged");
   ASSERT_TRUE(staged.ok());
-  // A symbolic link to a file counts as that file, as in List.
   std::filesystem::create_symlink(dir.path() + "/v/3.manifest", dir.path() + "/v/4.manifest");
-  std::filesystem::create_directory_symlink(dir.path() + "/v/sub", dir.path() + "/v/sub2");
+  std::filesystem::create_symlink(dir.path() + "/v/nowhere", dir.path() + "/v/5.manifest");
   auto names = store.ListNames("v");
   ASSERT_TRUE(names.ok()) << names.status().ToString();
-  EXPECT_EQ(*names, (std::vector<std::string>{"10.manifest", "3.manifest", "4.manifest"}));
+  EXPECT_EQ(*names, (std::vector<std::string>{"10.manifest", "3.manifest", "4.manifest", "5.manifest", "sub"}));
   EXPECT_TRUE(store.ListNames("missing")->empty());
-  // The interface's default (List, then names) agrees.
-  auto fallback = static_cast<ObjectStore&>(store).ObjectStore::ListNames("v");
-  ASSERT_TRUE(fallback.ok());
-  EXPECT_EQ(*fallback, *names);
+  // Objects themselves are what List gives.
+  auto objects = store.List("v");
+  ASSERT_TRUE(objects.ok());
+  EXPECT_EQ(objects->size(), 3u);
+}
+
+// A name held by something that is not an object is damage, not absence:
+// Head and OpenForRead say so instead of NotFound.
+TEST(LocalStore, NamesHeldByNonObjectsAreCorrupt) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  std::filesystem::create_directories(dir.path() + "/v/6.manifest");
+  std::filesystem::create_symlink(dir.path() + "/v/nowhere", dir.path() + "/v/7.manifest");
+  for (const char* path : {"v/6.manifest", "v/7.manifest"}) {
+    EXPECT_EQ(store.Head(path).status().code(), ErrorCode::kCorruptData) << path;
+    EXPECT_EQ(store.Head(path).status().message(), "'" + dir.path() + "/" + path + "' exists but is not a regular file");
+  }
+  EXPECT_EQ(store.OpenForRead("v/6.manifest").status().code(), ErrorCode::kCorruptData);
+  EXPECT_EQ(store.Head("v/8.manifest").status().code(), ErrorCode::kNotFound);
 }
 
 TEST(LocalStore, MissingObjectsAreNotFound) {
