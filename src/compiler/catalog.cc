@@ -961,6 +961,7 @@ Result<Catalog> CompileSchemaFile(const schema::SchemaFile& file, std::string_vi
 }
 
 Result<Catalog> CompileSchema(std::string_view source, std::string_view file_name) {
+  source = WithoutByteOrderMark(source);
   OG_ASSIGN_OR_RETURN(schema::SchemaFile file, ParseSchema(source, file_name));
   return CompileSchemaFile(file, source, file_name);
 }

@@ -837,6 +837,7 @@ class QueryParser {
 }  // namespace
 
 Result<query::QueryFile> ParseQueries(std::string_view source, std::string_view file_name) {
+  source = WithoutByteOrderMark(source);
   OG_RETURN_IF_ERROR(CheckUtf8Source(file_name, source));
   QueryParser parser(source, file_name);
   return parser.Run();

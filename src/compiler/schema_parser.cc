@@ -649,6 +649,7 @@ class SchemaParser {
 }  // namespace
 
 Result<schema::SchemaFile> ParseSchema(std::string_view source, std::string_view file_name) {
+  source = WithoutByteOrderMark(source);
   OG_RETURN_IF_ERROR(CheckUtf8Source(file_name, source));
   SchemaParser parser(source, file_name);
   return parser.Run();

@@ -52,7 +52,24 @@ std::string EscapeInvalidUtf8(std::string_view text) {
   return out;
 }
 
+// Whether the code point is invisible in a terminal (no-break and
+// zero-width spaces, directional marks, line/paragraph separators, the
+// word joiner and the byte order mark): quoting it raw would show nothing.
+static bool IsInvisible(uint32_t code_point) {
+  return code_point == 0x00A0 || (code_point >= 0x200B && code_point <= 0x200F) || code_point == 0x2028 ||
+         code_point == 0x2029 || code_point == 0x2060 || code_point == 0xFEFF;
+}
+
 std::string DisplayCharacter(std::string_view character) {
+  if (character.size() == 2 || character.size() == 3) {
+    const auto byte = [&](size_t i) { return static_cast<uint32_t>(static_cast<unsigned char>(character[i])); };
+    const uint32_t code_point = character.size() == 2
+                                    ? ((byte(0) & 0x1F) << 6) | (byte(1) & 0x3F)
+                                    : ((byte(0) & 0x0F) << 12) | ((byte(1) & 0x3F) << 6) | (byte(2) & 0x3F);
+    if (FirstInvalidUtf8(character) == std::string_view::npos && IsInvisible(code_point)) {
+      return fmt::format("U+{:04X}", code_point);
+    }
+  }
   if (character.size() != 1) return EscapeInvalidUtf8(character);
   const unsigned char c = static_cast<unsigned char>(character[0]);
   switch (c) {
@@ -73,6 +90,12 @@ size_t FirstInvalidUtf8(std::string_view text) {
     i += length;
   }
   return std::string_view::npos;
+}
+
+std::string_view WithoutByteOrderMark(std::string_view source) {
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (source.substr(0, kByteOrderMark.size()) == kByteOrderMark) source.remove_prefix(kByteOrderMark.size());
+  return source;
 }
 
 Status CheckUtf8Source(std::string_view file, std::string_view source) {

@@ -72,6 +72,11 @@ std::string DisplayCharacter(std::string_view character);
 // well-formed UTF-8 sequence, or npos when `text` is valid UTF-8.
 size_t FirstInvalidUtf8(std::string_view text);
 
+// `source` without a leading UTF-8 byte order mark, which editors on some
+// systems write and JSONL input already tolerates; lines and columns are
+// then counted from the first real character.
+std::string_view WithoutByteOrderMark(std::string_view source);
+
 // Sources must be UTF-8 (a stray byte would otherwise reach storage):
 // "parse error: <file>:<line>:<col>: invalid UTF-8 byte 0xHH" at the first
 // bad byte, or OK.

@@ -59,6 +59,13 @@ TEST(QueryParser, ErrorsNameFileLineColumnWithCaret) {
 // Hostile nesting gets an error, not a stack overflow; realistic nesting
 // parses. (Depth counts every nested construct being parsed, so a negation
 // level holding a clause costs more than one.)
+TEST(QueryParser, LeadingByteOrderMarkIsSkipped) {
+  QueryFile f = MustParse("\xEF\xBB\xBFquery q() { match { $p: Person } return { $p.name } }");
+  ASSERT_EQ(f.queries.size(), 1u);
+  EXPECT_EQ(f.queries[0].name, "q");
+  EXPECT_EQ(ParseError("\xEF\xBB\xBFquery ( {"), "parse error: test.gq:1:7: expected query name, found `(`");
+}
+
 TEST(QueryParser, NestingDeeperThanTheLimitIsRefused) {
   auto negations = [](int n) {
     std::string q = "query q() { match { $x: N ";

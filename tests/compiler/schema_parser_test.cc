@@ -42,6 +42,20 @@ TEST(SchemaParser, ColumnsCountCodePointsAndCaretKeepsTabs) {
             "  | \t^");
 }
 
+// A leading UTF-8 byte order mark is skipped; positions count from the
+// first real character. Elsewhere it is an ordinary (invalid) character.
+TEST(SchemaParser, LeadingByteOrderMarkIsSkipped) {
+  Catalog c = MustCompile("\xEF\xBB\xBFnode Person { name: String }\n");
+  ASSERT_EQ(c.nodes().size(), 1u);
+  EXPECT_EQ(c.nodes()[0].name, "Person");
+  EXPECT_EQ(SchemaErrorLine("\xEF\xBB\xBFnode person {}"), "parse error: test.pg:1:6: expected type name, found `p`");
+  EXPECT_EQ(SchemaErrorLine("node P { name: String }\n\xEF\xBB\xBF"),
+            "parse error: test.pg:2:1: expected `interface`, `node`, `edge` or end of input, found `U+FEFF`");
+  // Invisible characters are named by code point, not quoted raw.
+  EXPECT_EQ(SchemaErrorLine("node P {\xC2\xA0}"),
+            "parse error: test.pg:1:9: expected property name, `@` or `}`, found `U+00A0`");
+}
+
 TEST(SchemaParser, UnexpectedEndOfInput) {
   EXPECT_EQ(SchemaErrorLine("node Person {\n  name: String\n"),
             "parse error: test.pg:3:1: expected `?`, `@`, property name or `}`, found end of input");
