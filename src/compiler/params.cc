@@ -425,7 +425,7 @@ Result<ParamMap> BindParams(const ir::QueryIR& query, std::string_view params_js
   if (query.uses_now) {
     const PropertyType dt = PropertyType::Scalar(ScalarKind::kDateTime);
     const std::string now_name(ir::kNowParam);
-    if (const JVal* v = lookup(now_name)) {
+    if (const JVal* v = options.now_ms ? nullptr : lookup(now_name)) {
       OG_ASSIGN_OR_RETURN(Scalar s, ToValue(now_name, dt, *v, options));
       out[now_name] = ParamValue{dt, std::move(s)};
     } else {

@@ -46,9 +46,11 @@ struct ParamValue {
 using ParamMap = std::map<std::string, ParamValue, std::less<>>;
 
 struct BindOptions {
-  // Value of now() (kNowParam) in epoch milliseconds when the query uses it
-  // and the caller did not pass `__nanograph_now`; default: the current
-  // time, taken once per BindParams call (for reads as well as mutations).
+  // Value of now() (kNowParam) in epoch milliseconds when the query uses it.
+  // Set (mutations, §2.8: the time of the request), it wins over a
+  // `__nanograph_now` key in the parameters, so no caller can date a write.
+  // Unset (reads), a caller's `__nanograph_now` is honoured, as upstream
+  // readers pass it, and the current time is taken once per call otherwise.
   std::optional<int64_t> now_ms;
   // Web/JS mode: JSON integers beyond ±9007199254740991 are rejected unless
   // written as decimal strings.

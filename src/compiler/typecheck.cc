@@ -89,13 +89,18 @@ Result<PropertyType> LiteralType(const Literal& lit) {
       if (lit.items.empty()) return PropertyType::List(ScalarKind::kString);
       OG_ASSIGN_OR_RETURN(PropertyType first, LiteralType(lit.items[0]));
       if (first.is_list()) return TypeError("", "nested list literals are not supported", lit.location);
+      // Numbers widen to the widest element: `[1, 2.5]` is a list of F64.
+      ScalarKind element = first.scalar;
       for (size_t i = 1; i < lit.items.size(); ++i) {
         OG_ASSIGN_OR_RETURN(PropertyType t, LiteralType(lit.items[i]));
         if (t.is_list() || !Compatible(first, t)) {
           return TypeError("", "list literal elements must share a compatible scalar type", lit.items[i].location);
         }
+        if (t.scalar == ScalarKind::kF64 || (t.scalar == ScalarKind::kU64 && element == ScalarKind::kI64)) {
+          element = t.scalar;
+        }
       }
-      return PropertyType::List(first.scalar);
+      return PropertyType::List(element);
     }
   }
   return PropertyType();

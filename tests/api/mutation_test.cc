@@ -121,10 +121,16 @@ TEST_F(MutationTest, UpdateKeepsUnassignedPropertiesAndKeyedInsertUpserts) {
   EXPECT_EQ(*graph_->Export("main", {"Person"}),
             "{\"type\":\"Person\",\"data\":{\"id\":\"alice\",\"age\":30,\"name\":\"alice\",\"seen\":null}}\n"
             "{\"type\":\"Person\",\"data\":{\"id\":\"bob\",\"age\":null,\"name\":\"bob\",\"seen\":null}}\n");
-  // now() is one timestamp per mutation.
-  auto stamped = Run("older", R"({"min":0})");
+  // now() is one timestamp per mutation: the request's, whatever the
+  // parameters say (a caller cannot date a write).
+  auto stamped = Run("older", R"({"min":0,"__nanograph_now":"1999-12-31T23:59:59.999Z"})");
   ASSERT_TRUE(stamped.ok()) << stamped.status().ToString();
   EXPECT_EQ(stamped->affected_nodes, 1u);
+  const std::string people = *graph_->Export("main", {"Person"});
+  const size_t seen = people.find("\"seen\":");
+  ASSERT_NE(seen, std::string::npos) << people;
+  // Export writes DateTime as epoch milliseconds: after 2024, not 1999.
+  EXPECT_GT(std::stoll(people.substr(seen + 7)), 1704067200000LL) << people;
 }
 
 TEST_F(MutationTest, UnkeyedInsertsMintUlidsAndEdgeDeletesByEndpoint) {

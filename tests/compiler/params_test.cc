@@ -165,13 +165,17 @@ TEST(Params, NowIsInjectedForReadsAndMutations) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->at(std::string(ir::kNowParam)).value.int_value(), 1704067200000);
   EXPECT_EQ(m->at(std::string(ir::kNowParam)).type.ToString(), "DateTime");
-  // The caller may pin it explicitly.
-  Result<ParamMap> pinned = BindParams(read, R"({"__nanograph_now": "2024-01-02T00:00:00Z"})", fixed);
-  EXPECT_EQ(pinned->at(std::string(ir::kNowParam)).value.int_value(), 1704153600000);
+  // A reader may pin it explicitly (upstream readers pass it)...
+  const std::string pin = R"({"__nanograph_now": "2024-01-02T00:00:00Z"})";
+  EXPECT_EQ(BindParams(read, pin)->at(std::string(ir::kNowParam)).value.int_value(), 1704153600000);
+  // ... but an injected clock (a mutation's request time) wins: no caller
+  // can date a write.
+  EXPECT_EQ(BindParams(read, pin, fixed)->at(std::string(ir::kNowParam)).value.int_value(), 1704067200000);
   // Default: the clock.
   EXPECT_GT(BindParams(read, "{}")->at(std::string(ir::kNowParam)).value.int_value(), 1704067200000);
   ir::QueryIR mut = MustCheck(Social(), "query m() { update Person set { seen: now() } where name = \"a\" }");
   EXPECT_EQ(BindParams(mut, "", fixed)->at(std::string(ir::kNowParam)).value.int_value(), 1704067200000);
+  EXPECT_EQ(BindParams(mut, pin, fixed)->at(std::string(ir::kNowParam)).value.int_value(), 1704067200000);
   // Queries without now() get no now value.
   EXPECT_EQ(BindParams(QueryWith("", "$p.name"), "{}")->size(), 0u);
 }

@@ -339,6 +339,9 @@ TEST(TypecheckT3T7, MutationValues) {
             "type error: list literal elements must share a compatible scalar type");
   EXPECT_EQ(MutErr("insert Person { name: \"a\", tags: [[\"x\"]] }"), "type error: nested list literals are not supported");
   EXPECT_EQ(MutErr("insert Person { name: \"a\", tags: [1] }"), "type error: T3: property `tags` has type [String]? but got [I64]");
+  // A numeric list literal has the type of its widest element.
+  EXPECT_EQ(MutErr("insert Person { name: \"a\", tags: [1, 2.5] }"),
+            "type error: T3: property `tags` has type [String]? but got [F64]");
   EXPECT_EQ(MutErr("insert Person { name: $n }", "$n: I64"),
             "type error: T7: cannot assign/compare I64 with String for property `name`");
   EXPECT_EQ(MutErr("insert Person { name: \"a\", born: now() }"),
