@@ -381,14 +381,19 @@ class Validator {
       // the loader turns into that edge's input line.
       std::vector<std::pair<std::string, uint64_t>> sorted(counts.begin(), counts.end());
       std::sort(sorted.begin(), sorted.end());
-      OG_ASSIGN_OR_RETURN(const EffectiveTable* sources, Table("node:" + edge->from_type));
       for (const auto& [source, n] : sorted) {
         std::string violation;
+        bool too_few = n < edge->card_min;
+        if (too_few) {
+          // A source the write deletes has no edges to count. The source
+          // table is read only when some source is short of edges.
+          OG_ASSIGN_OR_RETURN(const EffectiveTable* sources, Table("node:" + edge->from_type));
+          too_few = sources->Contains(source);
+        }
         if (edge->card_max && n > *edge->card_max) {
           violation = fmt::format("@card violation on edge {}: source '{}' has {} edges (max {})", edge->name,
                                   ShortenForMessage(source), n, *edge->card_max);
-        } else if (n < edge->card_min && sources->Contains(source)) {
-          // A source the write deletes has no edges to count.
+        } else if (too_few) {
           violation = fmt::format("@card violation on edge {}: source '{}' has {} edges (min {})", edge->name,
                                   ShortenForMessage(source), n, edge->card_min);
         } else {
