@@ -10,6 +10,8 @@
 // OMNIGRAPH_BENCH_DIR), on the repository's file system so fsyncs are real.
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -120,12 +123,32 @@ std::string SyntheticJsonl(const Options& options) {
   return out;
 }
 
-std::string ScratchDir() {
+// The scratch directory of this run, emptied of earlier runs' graphs
+// without deleting them yet: they are moved aside and deleted by
+// DeleteEarlierRuns() once every figure is taken. Deleting thousands of
+// files just before the inserts would slow each file creation for the next
+// half minute (ext4 without a journal scans recently freed inodes when it
+// allocates one), a cost a real graph's writes do not pay.
+std::filesystem::path ScratchParent() {
   const char* base = std::getenv("OMNIGRAPH_BENCH_DIR");
-  std::filesystem::path dir = std::filesystem::path(base ? base : "bench-scratch") / "graph";
-  std::filesystem::remove_all(dir);
+  return std::filesystem::absolute(base ? base : "bench-scratch");
+}
+
+constexpr std::string_view kEarlierRunPrefix = "graph.earlier-";
+
+std::string ScratchDir() {
+  std::filesystem::path dir = ScratchParent() / "graph";
+  if (std::filesystem::exists(dir)) {
+    std::filesystem::rename(dir, ScratchParent() / (std::string(kEarlierRunPrefix) + Uuid::Random().ToHex()));
+  }
   std::filesystem::create_directories(dir);
-  return std::filesystem::absolute(dir).string();
+  return dir.string();
+}
+
+void DeleteEarlierRuns() {
+  for (const auto& entry : std::filesystem::directory_iterator(ScratchParent())) {
+    if (entry.path().filename().string().starts_with(kEarlierRunPrefix)) std::filesystem::remove_all(entry.path());
+  }
 }
 
 // The store-level floor of one insert's durable publication, without the
@@ -161,6 +184,26 @@ class PublicationFloor {
   LocalStore store_;
   uint64_t version_ = 0;
 };
+
+// Cache flushes the block device under `path` has completed, from
+// /sys/dev/block/<major>:<minor>/stat (field 16, Linux 5.5+); nullopt when
+// the file system has no such device (tmpfs, overlay) or the kernel does
+// not count them. Each durable fsync ends in one flush unless concurrent
+// ones are merged, so this is the barrier count the disk itself sees
+// (other processes' flushes included).
+std::optional<uint64_t> DeviceFlushes(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  std::string stat_path = fmt::format("/sys/dev/block/{}:{}/stat", major(st.st_dev), minor(st.st_dev));
+  std::FILE* file = std::fopen(stat_path.c_str(), "r");
+  if (file == nullptr) return std::nullopt;
+  std::vector<unsigned long long> fields;
+  unsigned long long value = 0;
+  while (std::fscanf(file, "%llu", &value) == 1) fields.push_back(value);
+  std::fclose(file);
+  if (fields.size() < 17) return std::nullopt;
+  return fields[15];
+}
 
 // Runs `argv` as a child process with stdout/stderr discarded; returns its
 // wall time in ms, or a negative value when it failed.
@@ -256,27 +299,37 @@ void Run(const Options& options) {
   StoreCounters& counters = graph->store().store()->counters();
   PublicationFloor floor(dir + "/floor");
   std::vector<double> samples, floor_samples;
-  uint64_t reads = 0, writes = 0, lists = 0, deletes = 0, syncs = 0;
+  uint64_t reads = 0, writes = 0, lists = 0, deletes = 0, syncs = 0, barriers = 0, device_flushes = 0;
+  bool flushes_known = true;
   for (int i = 0; i < options.iterations; ++i) {
     std::string params = fmt::format(R"({{"name":"new{}","age":{}}})", i, i % 90);
     floor_samples.push_back(floor.SampleMillis());
     counters.Reset();
+    std::optional<uint64_t> flushes_before = DeviceFlushes(dir);
     start = Clock::now();
     api::MutationReport mutation = Check(graph->Mutate(kInsert, "insert.gq", "add_person", params), "mutate");
     samples.push_back(MillisSince(start));
+    std::optional<uint64_t> flushes_after = DeviceFlushes(dir);
     if (!mutation.commit) Die("mutate", Internal("insert made no commit"));
     reads += counters.reads;
     writes += counters.writes;
     lists += counters.lists;
     deletes += counters.deletes;
-    syncs += counters.sync_barriers;
+    syncs += counters.sync_calls;
+    barriers += counters.sync_barriers;
+    if (flushes_before && flushes_after) {
+      device_flushes += *flushes_after - *flushes_before;
+    } else {
+      flushes_known = false;
+    }
   }
   double n = options.iterations;
   PrintLatency("mutate insert one Person", samples,
                fmt::format("store calls/op: reads={:.1f} writes={:.1f} lists={:.1f} deletes={:.1f} (total {:.1f}); "
-                           "fsyncs/op={:.1f}",
+                           "fsync calls/op={:.1f} in barriers/op={:.1f}; device flushes/op={}",
                            reads / n, writes / n, lists / n, deletes / n, (reads + writes + lists + deletes) / n,
-                           syncs / n));
+                           syncs / n, barriers / n,
+                           flushes_known ? fmt::format("{:.1f}", device_flushes / n) : std::string("n/a")));
   PrintLatency("  floor: same I/O, no engine", floor_samples, "(store calls only, sampled alternately)");
 
   cold_cli(fmt::format("cold CLI query neighbours (+{} ins)", options.iterations));
@@ -321,5 +374,6 @@ int main(int argc, char** argv) {
     }
   }
   omnigraph::bench::Run(options);
+  omnigraph::bench::DeleteEarlierRuns();
   return 0;
 }

@@ -133,7 +133,7 @@ void BM_DetachedCommitOneRow(benchmark::State& state) {
   Dataset base = *table::Dataset::Create(store, "t.lance", *schema, {WideBatch(schema, 0, 1000)});
   std::vector<double> micros;
   int64_t next = 1000;
-  uint64_t syncs = 0, writes = 0;
+  uint64_t syncs = 0, barriers = 0, writes = 0;
   for (auto _ : state) {
     RecordBatchPtr row = WideBatch(schema, next++, 1);
     store->counters().Reset();
@@ -142,11 +142,13 @@ void BM_DetachedCommitOneRow(benchmark::State& state) {
     auto committed = table::CommitDetached(*staged);
     micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     if (!committed.ok()) state.SkipWithError(committed.status().ToString().c_str());
-    syncs += store->counters().sync_barriers;
+    syncs += store->counters().sync_calls;
+    barriers += store->counters().sync_barriers;
     writes += store->counters().writes;
   }
   ReportPercentiles(state, &micros);
   state.counters["fsyncs"] = static_cast<double>(syncs) / state.iterations();
+  state.counters["barriers"] = static_cast<double>(barriers) / state.iterations();
   state.counters["writes"] = static_cast<double>(writes) / state.iterations();
 }
 BENCHMARK(BM_DetachedCommitOneRow)->Unit(benchmark::kMicrosecond)->Iterations(300);

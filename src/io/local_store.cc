@@ -166,7 +166,10 @@ class LocalObjectWriter final : public ObjectWriter {
   Status Finish() override {
     if (fd_ < 0) return Internal("Finish called twice");
     OG_RETURN_IF_ERROR(Flush());
-    if (durable_) OG_RETURN_IF_ERROR(store_->SyncFile(fd_, written_path()));
+    if (durable_) {
+      ++store_->counters().sync_barriers;
+      OG_RETURN_IF_ERROR(store_->SyncFile(fd_, written_path()));
+    }
     ::close(fd_);
     fd_ = -1;
     if (temp_path_.empty()) {
@@ -232,7 +235,7 @@ std::string LocalStore::Uri(const std::string& path) const {
 
 Status LocalStore::SyncFile(int fd, const std::string& full_path) {
   OG_FAILPOINT(failpoint::kStoreBeforeFileSync);
-  ++counters_.sync_barriers;
+  ++counters_.sync_calls;
   if (::fdatasync(fd) != 0) return ErrnoStatus("fdatasync", full_path, errno);
   return Status::OK();
 }
@@ -240,7 +243,7 @@ Status LocalStore::SyncFile(int fd, const std::string& full_path) {
 Status LocalStore::SyncDirectory(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("open directory", dir, errno);
-  ++counters_.sync_barriers;
+  ++counters_.sync_calls;
   int rc = ::fsync(fd);
   int err = errno;
   ::close(fd);
@@ -249,6 +252,7 @@ Status LocalStore::SyncDirectory(const std::string& dir) {
 }
 
 Status LocalStore::SyncPublishedName(const std::string& full_path) {
+  ++counters_.sync_barriers;
   Status st = [&]() -> Status {
     OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
     return SyncDirectory(DirectoryOf(full_path));
@@ -267,6 +271,7 @@ Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
   OG_RETURN_IF_ERROR(EnsureParentDirectory(dir));
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
   // The new directory's entry lives in its parent; make it durable.
+  ++counters_.sync_barriers;
   return SyncDirectory(DirectoryOf(dir));
 }
 
@@ -287,7 +292,10 @@ Status LocalStore::WriteTempFile(const std::string& full_path, std::string_view 
   *temp_path = JoinPath(DirectoryOf(full_path), std::string(kTempPrefix) + Uuid::Random().ToHex());
   OG_ASSIGN_OR_RETURN(int fd, OpenCreating(*temp_path, O_WRONLY | O_CREAT | O_EXCL));
   Status st = WriteAll(fd, data.data(), data.size(), *temp_path);
-  if (st.ok() && durable) st = SyncFile(fd, *temp_path);
+  if (st.ok() && durable) {
+    ++counters_.sync_barriers;
+    st = SyncFile(fd, *temp_path);
+  }
   ::close(fd);
   if (!st.ok()) ::unlink(temp_path->c_str());
   return st;
@@ -319,6 +327,7 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
   // only have to be durable before the call returns, since nothing names
   // these objects until the caller publishes them afterwards.
   OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
+  ++counters_.sync_barriers;
   return RunConcurrently(files.size() + directories.size(), [&](size_t i) -> Status {
     if (i >= files.size()) return SyncDirectory(directories[i - files.size()]);
     int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);

@@ -39,9 +39,13 @@ struct StoreCounters {
   std::atomic<uint64_t> writes{0};        // Put, PutIfAbsent, ObjectWriter::Finish
   std::atomic<uint64_t> lists{0};
   std::atomic<uint64_t> deletes{0};
-  std::atomic<uint64_t> sync_barriers{0}; // fsync/fdatasync calls (files and directories)
+  std::atomic<uint64_t> sync_calls{0};    // fsync/fdatasync calls (files and directories)
+  // Durability barriers: the times a caller waited for syncs to finish. A
+  // batch of concurrent syncs (ObjectStore::Sync) is one barrier however
+  // many calls it makes; a lone file or directory sync is one too.
+  std::atomic<uint64_t> sync_barriers{0};
 
-  void Reset() { reads = writes = lists = deletes = sync_barriers = 0; }
+  void Reset() { reads = writes = lists = deletes = sync_calls = sync_barriers = 0; }
 };
 
 // How a write reaches disk.

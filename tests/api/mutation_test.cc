@@ -234,9 +234,11 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   EXPECT_EQ(counters.reads.load(), 2u);
   EXPECT_EQ(counters.lists.load(), 0u);
   EXPECT_EQ(counters.deletes.load(), 0u);
-  // One round for the four new files and their three directories, one for
-  // the directory entry of the published version.
-  EXPECT_EQ(counters.sync_barriers.load(), 8u);
+  // One concurrent round for the four new files and their three
+  // directories, then one for the directory entry of the published version:
+  // eight sync calls behind two barriers.
+  EXPECT_EQ(counters.sync_calls.load(), 8u);
+  EXPECT_EQ(counters.sync_barriers.load(), 2u);
 }
 
 // write-path.md: nothing is acknowledged before it is durable. When the

@@ -287,7 +287,20 @@ TEST(LocalStore, CountsRequestsAndSyncBarriers) {
   store.counters().Reset();
   ASSERT_TRUE(store.Put("x/z", "2").ok());
   EXPECT_EQ(store.counters().writes.load(), 1u);
-  EXPECT_EQ(store.counters().sync_barriers.load(), 2u);  // the file and its directory
+  EXPECT_EQ(store.counters().sync_calls.load(), 2u);  // the file and its directory
+  EXPECT_EQ(store.counters().sync_barriers.load(), 2u);  // one after the other
+  store.counters().Reset();
+  // A batch: three files in two directories, synced in one concurrent round.
+  const WriteOptions deferred{/*durable=*/false};
+  ASSERT_TRUE(store.Put("x/a", "1", deferred).ok());
+  ASSERT_TRUE(store.Put("x/b", "2", deferred).ok());
+  ASSERT_TRUE(store.Put("w/c", "3", deferred).ok());  // creates w/: its entry in the root is synced at once
+  EXPECT_EQ(store.counters().sync_calls.load(), 1u);
+  EXPECT_EQ(store.counters().sync_barriers.load(), 1u);
+  ASSERT_TRUE(store.Sync({"x/a", "x/b", "w/c"}).ok());
+  EXPECT_EQ(store.counters().sync_calls.load(), 1u + 3u + 2u);
+  EXPECT_EQ(store.counters().sync_barriers.load(), 1u + 1u);
+  store.counters().Reset();
   ASSERT_TRUE(store.Get("x/z").ok());
   EXPECT_EQ(store.counters().reads.load(), 1u);
 }
