@@ -11,16 +11,18 @@ namespace omnigraph::exec {
 namespace {
 
 // Cell text for table/kv/csv: strings raw, numbers and bools as JSON text,
-// NULL as "null", lists and objects as compact JSON.
+// NULL as "null", lists and objects as compact JSON. A scalar that JSON
+// spells as a string (a date, a datetime, a NaN or infinite float) is a
+// string cell too, printed without its quotes; its text needs no escapes.
 std::string CellText(const Array& array, int64_t row) {
-  if (!array.IsNull(row) && (array.type_id() == TypeId::kUtf8 || array.type_id() == TypeId::kLargeBinary)) {
+  const TypeId type = array.type_id();
+  if (!array.IsNull(row) && (type == TypeId::kUtf8 || type == TypeId::kLargeBinary)) {
     return std::string(array.GetView(row));
   }
   std::string json;
   AppendCellJson(&json, array, row);
-  if (json.size() >= 2 && json.front() == '"' && (array.type_id() == TypeId::kDate32 || array.type_id() == TypeId::kDate64)) {
-    return json.substr(1, json.size() - 2);
-  }
+  const bool nested = type == TypeId::kList || type == TypeId::kFixedSizeList || type == TypeId::kStruct;
+  if (!nested && json.size() >= 2 && json.front() == '"') return json.substr(1, json.size() - 2);
   return json;
 }
 

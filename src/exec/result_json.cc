@@ -17,9 +17,50 @@ void AppendInteger(std::string* out, T value) {
   out->append(buffer, end);
 }
 
-// Shortest round-trip decimal at the stored width (so a Float32 0.1 prints
-// as 0.1, not 0.10000000149011612); whole values keep a ".0" so a float
-// column never reads as an integer (the JSON spelling of serde_json).
+// A finite float as serde_json spells it (the ryu crate's layout), from the
+// shortest round-trip digits at the stored width (so a Float32 0.1 prints
+// as 0.1, not 0.10000000149011612). With the digits d1..dn and the decimal
+// point after `point` of them: positional while 0 < point <= 16 (and
+// whole values keep ".0", so a float column never reads as an integer),
+// "0.000ddd" while -5 < point <= 0, else "d.ddde<point-1>" with no "+"
+// and no leading zeros in the exponent.
+template <typename F>
+void AppendFiniteFloat(std::string* out, F value) {
+  if (std::signbit(value)) out->push_back('-');
+  value = std::fabs(value);
+  if (value == 0) {
+    out->append("0.0");
+    return;
+  }
+  char buffer[48];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  std::string_view text(buffer, static_cast<size_t>(end - buffer));  // "d.ddde±xx"
+  size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits.push_back(c);
+  }
+  int exponent = 0;
+  std::string_view exponent_text = text.substr(e + 1);
+  if (exponent_text.front() == '+') exponent_text.remove_prefix(1);
+  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
+  const int length = static_cast<int>(digits.size());
+  const int point = exponent + 1;
+  constexpr int kMaxPositional = 16;
+  if (point >= length && point <= kMaxPositional) {
+    out->append(digits).append(static_cast<size_t>(point - length), '0').append(".0");
+  } else if (point > 0 && point <= kMaxPositional) {
+    out->append(digits, 0, static_cast<size_t>(point)).push_back('.');
+    out->append(digits, static_cast<size_t>(point));
+  } else if (point > -5 && point <= 0) {
+    out->append("0.").append(static_cast<size_t>(-point), '0').append(digits);
+  } else {
+    out->push_back(digits[0]);
+    if (length > 1) out->append(".").append(digits, 1);
+    out->append(fmt::format("e{}", point - 1));
+  }
+}
+
 template <typename F>
 void AppendFloat(std::string* out, F value) {
   if (std::isnan(value)) {
@@ -27,11 +68,7 @@ void AppendFloat(std::string* out, F value) {
   } else if (std::isinf(value)) {
     out->append(value > 0 ? "\"Infinity\"" : "\"-Infinity\"");
   } else {
-    char buffer[32];
-    auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-    std::string_view text(buffer, static_cast<size_t>(end - buffer));
-    out->append(text);
-    if (text.find_first_of(".e") == std::string_view::npos) out->append(".0");
+    AppendFiniteFloat(out, value);
   }
 }
 

@@ -189,7 +189,7 @@ node Tweet {
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(*g->Export("main", {}),
             "{\"type\":\"Tweet\",\"data\":{\"id\":\"-9223372036854775808\",\"id_num\":-9223372036854775808,\"ratio\":-0.25,"
-            "\"score\":1e+300,\"small\":-2147483648,\"views\":0}}\n"
+            "\"score\":1e300,\"small\":-2147483648,\"views\":0}}\n"
             "{\"type\":\"Tweet\",\"data\":{\"id\":\"1413617112501850121\",\"id_num\":1413617112501850121,\"ratio\":0.5,"
             "\"score\":0.1,\"small\":2147483647,\"views\":18446744073709551615}}\n"
             "{\"type\":\"Tweet\",\"data\":{\"id\":\"9007199254740993\",\"id_num\":9007199254740993,\"ratio\":null,"

@@ -56,7 +56,57 @@ TEST(ResultFormat, CsvQuotesOnlyWhenNeeded) {
   EXPECT_EQ(out,
             "p.name,p.age,born,seen,tags,score\n"
             "Alice,9007199254740993,2024-01-01,2024-01-01T00:00:00.123Z,\"[\"\"a\"\",\"\"b,c\"\"]\",30.0\n"
-            "\"B\"\"ob\nx\",null,null,null,[],\"\"\"NaN\"\"\"\n");
+            "\"B\"\"ob\nx\",null,null,null,[],NaN\n");
+}
+
+// Text formats print a float that JSON spells as a string ("NaN",
+// "Infinity") raw, like any other string cell (§5.3), not as quoted JSON.
+TEST(ResultFormat, NonFiniteFloatsPrintRawInTextFormats) {
+  Schema schema({Field("s", DataType::Float64()), Field("t", DataType::Float32())});
+  QueryResult result;
+  result.query_name = "q";
+  result.columns = {"s", "t"};
+  result.rows = testing::MakeBatch(std::make_shared<const Schema>(schema),
+                                   {{D(HUGE_VAL), D(-HUGE_VAL)}, {D(std::nan("")), D(1.5)}});
+  EXPECT_EQ(FormatResult(result, OutputFormat::kCsv), "s,t\nInfinity,-Infinity\nNaN,1.5\n");
+  EXPECT_EQ(FormatResult(result, OutputFormat::kKv),
+            "2 rows from branch main via q\nrow 1\ns: Infinity\nt: -Infinity\n\nrow 2\ns: NaN\nt: 1.5\n");
+  EXPECT_EQ(RowJson(result, 0), "{\"s\":\"Infinity\",\"t\":\"-Infinity\"}");
+}
+
+std::string FloatJson(double value) {
+  Schema schema({Field("x", DataType::Float64())});
+  QueryResult result;
+  result.columns = {"x"};
+  result.rows = testing::MakeBatch(std::make_shared<const Schema>(schema), {{D(value)}});
+  std::string row = RowJson(result, 0);
+  return row.substr(5, row.size() - 6);  // {"x":<value>}
+}
+
+// serde_json's spelling (the ryu crate's): shortest round-trip digits,
+// positional while the decimal point falls within 16 digits after the first
+// one or at most 4 zeros before it, else d.ddde<exponent> with no "+" and
+// no leading zeros.
+TEST(ResultJson, FloatsUseTheUpstreamSpelling) {
+  EXPECT_EQ(FloatJson(0.0), "0.0");
+  EXPECT_EQ(FloatJson(-0.0), "-0.0");
+  EXPECT_EQ(FloatJson(1.0), "1.0");
+  EXPECT_EQ(FloatJson(-2.5), "-2.5");
+  EXPECT_EQ(FloatJson(1e15), "1000000000000000.0");
+  EXPECT_EQ(FloatJson(1.5e15), "1500000000000000.0");
+  EXPECT_EQ(FloatJson(1e16), "1e16");
+  EXPECT_EQ(FloatJson(1.25e16), "1.25e16");
+  EXPECT_EQ(FloatJson(1e20), "1e20");
+  EXPECT_EQ(FloatJson(123456.789), "123456.789");
+  EXPECT_EQ(FloatJson(0.001), "0.001");
+  EXPECT_EQ(FloatJson(0.0001234), "0.0001234");
+  EXPECT_EQ(FloatJson(1e-5), "0.00001");
+  EXPECT_EQ(FloatJson(1e-6), "1e-6");
+  EXPECT_EQ(FloatJson(1e-7), "1e-7");
+  EXPECT_EQ(FloatJson(-1.5e-7), "-1.5e-7");
+  EXPECT_EQ(FloatJson(1.7976931348623157e308), "1.7976931348623157e308");
+  EXPECT_EQ(FloatJson(5e-324), "5e-324");
+  EXPECT_EQ(FloatJson(0.1 + 0.2), "0.30000000000000004");
 }
 
 TEST(ResultFormat, TableAlignsAndTruncates) {
@@ -77,7 +127,7 @@ TEST(ResultFormat, TableAlignsAndTruncates) {
   EXPECT_EQ(lines[1], "p.name  | p.age    | born     | seen     | tags     | score");
   EXPECT_EQ(lines[2], "--------+----------+----------+----------+----------+------");
   EXPECT_EQ(lines[3], "Alice   | 9007199\u2026 | 2024-01\u2026 | 2024-01\u2026 | [\"a\",\"b\u2026 | 30.0 ");
-  EXPECT_EQ(lines[4], "B\"ob\\nx | null     | null     | null     | []       | \"NaN\"");
+  EXPECT_EQ(lines[4], "B\"ob\\nx | null     | null     | null     | []       | NaN  ");
 }
 
 // Table columns are measured in terminal columns: CJK characters take two,
