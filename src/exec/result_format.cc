@@ -76,8 +76,10 @@ std::string CsvCell(const std::string& text) {
 }
 
 std::string TargetJson(const QueryResult& result) {
+  // A snapshot read is not a read of any branch.
   std::string out = "{\"branch\":";
-  AppendJsonString(&out, result.branch);
+  if (result.snapshot) out += "null";
+  else AppendJsonString(&out, result.branch);
   out += ",\"snapshot\":";
   if (result.snapshot) AppendJsonString(&out, *result.snapshot);
   else out += "null";

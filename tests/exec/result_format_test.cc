@@ -51,6 +51,19 @@ TEST(ResultFormat, JsonlHasMetadataThenRows) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 3);
 }
 
+// A read pinned to a snapshot has no branch: its target names only the
+// snapshot, in JSON and in the table header.
+TEST(ResultFormat, SnapshotReadsNameNoBranch) {
+  QueryResult r = Sample();
+  r.snapshot = "hb1.0.2.abc";
+  std::string out = FormatResult(r, OutputFormat::kJsonl);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "{\"kind\":\"metadata\",\"query_name\":\"people\",\"target\":{\"branch\":null,"
+            "\"snapshot\":\"hb1.0.2.abc\"},\"row_count\":2}");
+  std::string table = FormatResult(r, OutputFormat::kTable);
+  EXPECT_EQ(table.substr(0, table.find('\n')), "2 rows from snapshot hb1.0.2.abc via people");
+}
+
 TEST(ResultFormat, CsvQuotesOnlyWhenNeeded) {
   std::string out = FormatResult(Sample(), OutputFormat::kCsv);
   EXPECT_EQ(out,
