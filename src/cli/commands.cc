@@ -77,6 +77,27 @@ Status UsageError(std::string message) {
   return Status(ErrorCode::kInvalidArgument, std::move(message), {{"exit", "usage"}});
 }
 
+// The global flags a verb can use (§5.1: a flag a verb cannot use fails
+// loudly). --quiet only silences the write-target line and is harmless
+// everywhere.
+struct VerbFlags {
+  bool store = true;   // addresses a graph
+  bool json = true;    // has a JSON form of its output
+  bool actor = false;  // makes commits that record an actor (--as)
+  bool yes = false;    // can be destructive (--yes)
+};
+
+Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFlags accepts) {
+  if (!flags.store.empty() && !accepts.store) return UsageError(fmt::format("`{}` addresses no graph; drop --store", verb));
+  if (flags.json && !accepts.json) return UsageError(fmt::format("`{}` has no JSON output; drop --json", verb));
+  if (!flags.actor.empty() && !accepts.actor) {
+    // An actor is recorded on commits; a read makes none.
+    return UsageError(fmt::format("--as applies to writes; `{}` makes no commit", verb));
+  }
+  if (flags.yes && !accepts.yes) return UsageError(fmt::format("--yes applies to destructive writes; `{}` is not one", verb));
+  return Status::OK();
+}
+
 // Errors go to stderr only (stdout stays parseable for --json callers).
 // Type errors keep their position out of the message text (it is part of
 // the contract, compiler/source.h); it is printed on a second line here so
@@ -126,7 +147,14 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
   if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
     return InvalidArgument("a remote graph must be addressed with --server <url>, which this build does not serve");
   }
-  if (uri.rfind("file://", 0) == 0) uri = uri.substr(7);
+  if (uri.rfind("file://", 0) == 0) return uri.substr(7);
+  if (size_t scheme = uri.find("://"); scheme != std::string::npos && scheme > 0 &&
+                                       uri.find('/') == scheme + 1) {
+    return Status(ErrorCode::kUnsupported,
+                  fmt::format("'{}': this build stores graphs on local paths only (a path or file:// URI), "
+                              "not on '{}://'",
+                              uri, uri.substr(0, scheme)));
+  }
   return uri;
 }
 
@@ -252,6 +280,7 @@ int Run(int argc, char** argv) {
   init->add_option("uri", init_uri, "graph directory");
   init->add_flag("--force", init_force, "replace orphan schema files");
   init->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "init", {}); !st.ok()) return void(exit_code = Fail(st));
     auto uri = ResolveUri(init_uri, flags);
     if (!uri.ok()) return void(exit_code = Fail(uri.status()));
     auto source = ReadFile(init_schema);
@@ -259,9 +288,10 @@ int Run(int argc, char** argv) {
     auto graph = api::Omnigraph::Init(*uri, *source, init_schema);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
     if (flags.json) {
-      std::cout << Json{{"uri", *uri}}.dump(2) << "\n";
+      std::cout << Json{{"uri", init_uri.empty() ? flags.store : init_uri}}.dump(2) << "\n";
     } else {
-      std::cout << "initialized " << *uri << "\n";
+      // The URI as the user gave it (§5.2), file:// included.
+      std::cout << "initialized " << (init_uri.empty() ? flags.store : init_uri) << "\n";
     }
   });
 
@@ -273,6 +303,7 @@ int Run(int argc, char** argv) {
   load->add_option("--mode", load_mode, "overwrite | append | merge")->required();
   load->add_option("--branch", load_branch, "target branch (default main)");
   load->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "load", {.actor = true, .yes = true}); !st.ok()) return void(exit_code = Fail(st));
     auto mode = api::ParseLoadMode(load_mode);
     if (!mode) {
       std::cerr << "error: --mode must be overwrite, append or merge\n";
@@ -357,8 +388,7 @@ int Run(int argc, char** argv) {
   };
   query->callback([&] {
     KeepFreedMemoryForReuse();
-    // An actor is recorded on commits; a read makes none (surface §5.1).
-    if (!flags.actor.empty()) return void(exit_code = Fail(UsageError("--as applies to writes; `query` only reads")));
+    if (Status st = CheckGlobalFlags(flags, "query", {}); !st.ok()) return void(exit_code = Fail(st));
     std::string source, file;
     Status st = query_source(&source, &file);
     if (!st.ok()) return void(exit_code = Fail(st));
@@ -387,6 +417,7 @@ int Run(int argc, char** argv) {
     std::cout << exec::FormatResult(*result, format);
   });
   mutate->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "mutate", {.actor = true}); !st.ok()) return void(exit_code = Fail(st));
     std::string source, file;
     Status st = query_source(&source, &file);
     if (!st.ok()) return void(exit_code = Fail(st));
@@ -438,6 +469,7 @@ int Run(int argc, char** argv) {
   exp->add_option("--type", export_types, "only these node/edge types");
   exp->add_flag("--jsonl", export_jsonl, "accepted for compatibility (no effect)");
   exp->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "export", {.json = false}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(export_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto out = (*graph)->Export(export_branch, export_types);
@@ -451,6 +483,7 @@ int Run(int argc, char** argv) {
   snap->add_option("uri", snap_uri, "graph directory");
   snap->add_option("--branch", snap_branch, "branch (default main)");
   snap->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "snapshot", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(snap_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto info = (*graph)->Snapshot(snap_branch);
@@ -488,6 +521,7 @@ int Run(int argc, char** argv) {
   std::string schema_uri;
   schema_show->add_option("uri", schema_uri, "graph directory");
   schema_show->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "schema show", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(schema_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto source = (*graph)->SchemaSource();
@@ -508,6 +542,7 @@ int Run(int argc, char** argv) {
   lint->add_option("--query", lint_query, "query file (.gq)")->required();
   lint->add_option("--schema", lint_schema, "schema file (.pg)");
   lint->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "lint", {}); !st.ok()) return void(exit_code = Fail(st));
     auto queries = ReadFile(lint_query);
     if (!queries.ok()) return void(exit_code = Fail(queries.status()));
     std::string schema_source, schema_file = lint_schema.empty() ? "schema.pg" : lint_schema;
@@ -541,6 +576,7 @@ int Run(int argc, char** argv) {
   commit_list->add_option("uri", commit_uri, "graph directory");
   commit_list->add_option("--branch", commit_branch, "branch (default main)");
   commit_list->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "commit list", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(commit_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto commits = (*graph)->ListCommits(commit_branch);
@@ -562,6 +598,7 @@ int Run(int argc, char** argv) {
   commit_show->add_option("--uri", show_uri, "graph directory");
   commit_show->add_option("id", commit_id, "graph commit id")->required();
   commit_show->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "commit show", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(show_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto c = (*graph)->ShowCommit(commit_id);
@@ -583,6 +620,7 @@ int Run(int argc, char** argv) {
   // ---- version
   auto* version = app.add_subcommand("version", "print the version");
   version->callback([&] {
+    if (Status st = CheckGlobalFlags(flags, "version", {.store = false, .json = false}); !st.ok()) return void(exit_code = Fail(st));
     std::cout << "omnigraph " << kVersion << "\ninternal-schema " << graph::kStorageStamp << "\n";
   });
 

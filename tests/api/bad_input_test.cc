@@ -606,7 +606,40 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(Run("query count_all --query q.gq").rc, 2);
   CliRun read_as = Run("query count_all --store g --query q.gq --as bob");
   EXPECT_EQ(read_as.rc, 2);
-  EXPECT_EQ(read_as.err, "error: --as applies to writes; `query` only reads\n");
+  EXPECT_EQ(read_as.err, "error: --as applies to writes; `query` makes no commit\n");
+  // Every verb refuses the global flags it cannot use (§5.1), before any
+  // effect; --quiet is harmless everywhere.
+  const std::vector<std::pair<std::string, std::string>> unusable = {
+      {"--as bob export g", "error: --as applies to writes; `export` makes no commit\n"},
+      {"--as bob snapshot g", "error: --as applies to writes; `snapshot` makes no commit\n"},
+      {"--as bob commit list g", "error: --as applies to writes; `commit list` makes no commit\n"},
+      {"schema show g --as bob", "error: --as applies to writes; `schema show` makes no commit\n"},
+      {"--as bob init --schema schema.pg fresh", "error: --as applies to writes; `init` makes no commit\n"},
+      {"export g --json", "error: `export` has no JSON output; drop --json\n"},
+      {"version --store g", "error: `version` addresses no graph; drop --store\n"},
+      {"version --json", "error: `version` has no JSON output; drop --json\n"},
+      {"--yes mutate add --store g --query q.gq --params '{\"name\":\"y\",\"age\":1}'",
+       "error: --yes applies to destructive writes; `mutate` is not one\n"},
+      {"--yes query count_all --store g --query q.gq", "error: --yes applies to destructive writes; `query` is not one\n"},
+  };
+  for (const auto& [command, error] : unusable) {
+    CliRun run = Run(command);
+    EXPECT_EQ(run.rc, 2) << command;
+    EXPECT_EQ(run.err, error) << command;
+    EXPECT_EQ(run.out, "") << command;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/fresh"));
+  // An object-store URI is refused by name, not reported as a missing graph.
+  CliRun s3 = Run("query count_all --store s3://bucket/g --query q.gq");
+  EXPECT_EQ(s3.rc, 1);
+  EXPECT_EQ(s3.err,
+            "error: 's3://bucket/g': this build stores graphs on local paths only (a path or file:// URI), not on "
+            "'s3://'\n");
+  // init echoes the URI as given.
+  CliRun file_uri = Run("init --schema schema.pg file://" + dir_.path() + "/viafile");
+  EXPECT_EQ(file_uri.rc, 0) << file_uri.err;
+  EXPECT_EQ(file_uri.out, "initialized file://" + dir_.path() + "/viafile\n");
+  EXPECT_EQ(Run("--quiet snapshot g").rc, 0);
   EXPECT_EQ(Run("export g --store other").rc, 2);
   EXPECT_EQ(Run("").rc, 2);
   // A word that names no command says which; extras keep their order.
