@@ -190,9 +190,11 @@ Result<std::string> ReadParams(const std::string& params, const std::string& par
 
 namespace {
 
-// The deprecated spellings of `lint` (surface §5.2): `check`, `query lint`
-// and `query check` are rewritten to `lint` before parsing. The verb is the
-// first word that is neither a global flag nor the value of one.
+// The deprecated spellings (surface §5.2) are rewritten to their commands
+// before parsing, each with a one-line warning on stderr: `read` → `query`,
+// `change` → `mutate`, and `check`, `query lint`, `query check` → `lint`.
+// The verb is the first word that is neither a global flag nor the value of
+// one.
 std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t verb = 0;
@@ -201,10 +203,16 @@ std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
     verb += takes_value ? 2 : 1;
   }
   if (verb >= args.size()) return args;
-  if (args[verb] == "check") {
-    args[verb] = "lint";
+  auto rewrite = [&](std::string deprecated, std::string_view replacement) {
+    std::cerr << fmt::format("warning: `{}` is deprecated; use `{}`\n", deprecated, replacement);
+  };
+  if (args[verb] == "check" || args[verb] == "read" || args[verb] == "change") {
+    std::string_view replacement = args[verb] == "check" ? "lint" : args[verb] == "read" ? "query" : "mutate";
+    rewrite(args[verb], replacement);
+    args[verb] = std::string(replacement);
   } else if (args[verb] == "query" && verb + 1 < args.size() &&
              (args[verb + 1] == "lint" || args[verb + 1] == "check")) {
+    rewrite("query " + args[verb + 1], "lint");
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
     args[verb] = "lint";
   }
@@ -346,13 +354,14 @@ int Run(int argc, char** argv) {
 
   // ---- query / mutate
   auto* query = app.add_subcommand("query", "run a read query");
-  query->alias("read");
   auto* mutate = app.add_subcommand("mutate", "run a mutation");
-  mutate->alias("change");
-  std::string q_name, q_file, q_inline, q_params, q_params_file, q_branch = "main", q_snapshot, q_format, q_if_commit;
+  std::string q_name, q_name_flag, q_file, q_inline, q_params, q_params_file, q_branch = "main", q_snapshot, q_format,
+      q_if_commit;
   CLI::Option* query_branch = nullptr;
   for (CLI::App* cmd : {query, mutate}) {
     cmd->add_option("name", q_name, "query name (required when the source holds several)");
+    // The spelling the compiler's "pass --name" error names.
+    cmd->add_option("--name", q_name_flag, "query name (same as the positional NAME)");
     cmd->add_option("--query", q_file, "query file (.gq)");
     cmd->add_option("-e,--query-string", q_inline, "query source text");
     cmd->add_option("--params", q_params, "parameters as a JSON object");
@@ -374,6 +383,10 @@ int Run(int argc, char** argv) {
   mutate->add_option("--if-commit", q_if_commit, "publish only if the branch head is this commit")
       ->check(non_empty_commit_id);
   auto query_source = [&](std::string* source, std::string* file) -> Status {
+    if (!q_name_flag.empty()) {
+      if (!q_name.empty() && q_name != q_name_flag) return UsageError("pass the query name once: NAME or --name");
+      q_name = q_name_flag;
+    }
     if (!q_file.empty() == !q_inline.empty()) {
       return UsageError("pass exactly one of --query FILE or -e/--query-string SOURCE");
     }

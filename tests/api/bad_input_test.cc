@@ -709,12 +709,29 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
       << lint_bad.out;
   EXPECT_EQ(Run("lint --query bad.gq --schema bad.pg").rc, 1);
   EXPECT_EQ(Run("lint --schema schema.pg").rc, 2);
-  // Deprecated spellings of lint (surface §5.2).
+  // Deprecated spellings (surface §5.2) still work, with a warning.
   for (const char* verb : {"check", "query lint", "query check", "--quiet check"}) {
     CliRun old_spelling = Run(std::string(verb) + " --query q.gq --schema schema.pg");
     EXPECT_EQ(old_spelling.rc, 0) << verb << ": " << old_spelling.err;
     EXPECT_EQ(old_spelling.out, lint_ok.out) << verb;
+    std::string used = std::string(verb).substr(std::string(verb).rfind("--quiet ", 0) == 0 ? 8 : 0);
+    EXPECT_EQ(old_spelling.err, "warning: `" + used + "` is deprecated; use `lint`\n") << verb;
   }
+  CliRun read = Run("read count_all --store g --query q.gq --format csv");
+  EXPECT_EQ(read.rc, 0) << read.err;
+  EXPECT_EQ(read.out, "n\n4\n");
+  EXPECT_EQ(read.err, "warning: `read` is deprecated; use `query`\n");
+  CliRun change = Run("change add --store g --query q.gq --params '{\"name\":\"walt\",\"age\":7}'");
+  EXPECT_EQ(change.rc, 0) << change.err;
+  EXPECT_EQ(change.err, "warning: `change` is deprecated; use `mutate`\n");
+  // The compiler's "pass --name" advice works: --name is NAME's flag form.
+  CliRun no_name = Run("query --store g --query q.gq");
+  EXPECT_EQ(no_name.rc, 1);
+  EXPECT_EQ(no_name.err, "error: query file contains multiple queries; pass --name\n");
+  CliRun by_flag = Run("query --name count_all --store g --query q.gq --format csv");
+  EXPECT_EQ(by_flag.rc, 0) << by_flag.err;
+  EXPECT_EQ(by_flag.out, "n\n5\n");  // walt added
+  EXPECT_EQ(Run("query count_all --name by_age --store g --query q.gq").rc, 2);
 }
 
 }  // namespace
