@@ -155,14 +155,36 @@ std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
   }
   size_t end = source.find('\n', begin);
   if (end == std::string_view::npos) end = source.size();
+  if (end > begin && source[end - 1] == '\r') --end;
+  // A long line is cut to a window of kShownCodePoints around the error,
+  // marked with "…" at each cut, so a huge one-line file does not flood
+  // the terminal.
+  constexpr size_t kShownCodePoints = 120;
+  auto step_back = [&](size_t i) {
+    do --i;
+    while (i > begin && IsContinuationByte(static_cast<unsigned char>(source[i])));
+    return i;
+  };
+  auto step_forward = [&](size_t i) {
+    do ++i;
+    while (i < end && IsContinuationByte(static_cast<unsigned char>(source[i])));
+    return i;
+  };
+  size_t first = std::min(offset, end), last = first;
+  size_t shown = 0;
+  for (; shown < kShownCodePoints / 2 && first > begin; ++shown) first = step_back(first);
+  for (; shown < kShownCodePoints && last < end; ++shown) last = step_forward(last);
+  for (; shown < kShownCodePoints && first > begin; ++shown) first = step_back(first);
+  const bool cut_before = first > begin, cut_after = last < end;
+  begin = first;
+  end = last;
   std::string_view line = source.substr(begin, end - begin);
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   // Invalid bytes are shown escaped; the caret still lines up because the
   // first invalid byte of a source is where the error points.
   std::string number = std::to_string(loc.line);
   std::string gutter(number.size(), ' ');
   // Pad with spaces per code point, but keep tabs so the caret lines up.
-  std::string pad;
+  std::string pad = cut_before ? " " : "";
   for (size_t i = begin; i < offset && i < end; ++i) {
     unsigned char c = static_cast<unsigned char>(source[i]);
     if (c == '\t') {
@@ -171,7 +193,8 @@ std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
       pad += ' ';
     }
   }
-  return fmt::format("{} | {}\n{} | {}^", number, EscapeInvalidUtf8(line), gutter, pad);
+  return fmt::format("{} | {}{}{}\n{} | {}^", number, cut_before ? "…" : "", EscapeInvalidUtf8(line),
+                     cut_after ? "…" : "", gutter, pad);
 }
 
 Status ParseErrorAt(std::string_view file, std::string_view source, SourceLocation loc, std::string_view what) {

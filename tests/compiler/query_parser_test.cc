@@ -1,4 +1,5 @@
 // `.gq` lexical rules and grammar (spec/surface.md §2.1–§2.2, §3.1, §9 item 1).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "compiler/query_parser.h"
@@ -54,6 +55,28 @@ TEST(QueryParser, ErrorsNameFileLineColumnWithCaret) {
             "parse error: x.gq:4:9: expected integer, found `-`\n"
             "4 |   limit -1\n"
             "  |         ^");
+}
+
+// A long source line is shown as a window of 120 characters around the
+// error, marked with "…" where it was cut, so a 100 KB line does not flood
+// the terminal; the caret still points at the error.
+TEST(QueryParser, LongLinesAreShownAsAWindowAroundTheError) {
+  std::string padding(5000, ' ');
+  std::string source = "query q() { match { $p: Person }" + padding + "return { $p.name } limit -1" + padding + "}";
+  Result<QueryFile> r = ParseQueries(source, "x.gq");
+  ASSERT_FALSE(r.ok());
+  const size_t column = source.find("-1") + 1;
+  std::string shown = std::string(35, ' ') + "return { $p.name } limit -1" + std::string(58, ' ');
+  EXPECT_EQ(r.status().message(), fmt::format("parse error: x.gq:1:{}: expected integer, found `-`\n"
+                                              "1 | …{}…\n"
+                                              "  | {}^",
+                                              column, shown, std::string(61, ' ')));
+  // Near the start of the line, nothing is cut before it.
+  Result<QueryFile> early = ParseQueries("query q( { }" + padding, "x.gq");
+  ASSERT_FALSE(early.ok());
+  std::string message = early.status().message();
+  EXPECT_EQ(message.substr(message.find('\n') + 1),
+            "1 | query q( { }" + std::string(120 - 12, ' ') + "…\n  | " + std::string(9, ' ') + "^");
 }
 
 // Hostile nesting gets an error, not a stack overflow; realistic nesting
