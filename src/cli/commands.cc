@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/omnigraph.h"
+#include "cli/operator_config.h"
 #include "compiler/catalog.h"
 #include "compiler/lint.h"
 
@@ -69,6 +70,15 @@ struct GlobalFlags {
   bool quiet = false;
   bool yes = false;
   std::string actor;
+  // From the operator config (§5.5), each used only when the command line
+  // does not say otherwise.
+  std::string default_store;
+  std::string default_actor;
+  std::optional<exec::OutputFormat> default_output;
+  exec::TableOptions table;
+
+  // The actor recorded on a write's commits: --as, else operator.actor.
+  const std::string& WriteActor() const { return actor.empty() ? default_actor : actor; }
 };
 
 // A command-line usage error (conflicting or missing options): exit code 2
@@ -95,6 +105,21 @@ Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFla
     return UsageError(fmt::format("--as applies to writes; `{}` makes no commit", verb));
   }
   if (flags.yes && !accepts.yes) return UsageError(fmt::format("--yes applies to destructive writes; `{}` is not one", verb));
+  return Status::OK();
+}
+
+// Checks the verb's global flags, then reads the operator config into
+// `flags` and prints its warnings on stderr. Errors: as CheckGlobalFlags
+// and LoadOperatorConfig.
+Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts) {
+  OG_RETURN_IF_ERROR(CheckGlobalFlags(*flags, verb, accepts));
+  OG_ASSIGN_OR_RETURN(OperatorConfig config, LoadOperatorConfig());
+  for (const std::string& warning : config.warnings) std::cerr << "warning: " << warning << "\n";
+  if (config.store) flags->default_store = *config.store;
+  if (config.actor) flags->default_actor = *config.actor;
+  flags->default_output = config.output;
+  if (config.table_max_column_width) flags->table.max_column_width = *config.table_max_column_width;
+  flags->table.wrap_cells = config.table_cell_wrap;
   return Status::OK();
 }
 
@@ -142,8 +167,10 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
   if (!positional.empty() && !flags.store.empty() && positional != flags.store) {
     return UsageError("pass the graph either as a positional URI or with --store, not both");
   }
-  std::string uri = positional.empty() ? flags.store : positional;
-  if (uri.empty()) return UsageError("no graph given: pass a graph URI or --store <path>");
+  std::string uri = !positional.empty() ? positional : !flags.store.empty() ? flags.store : flags.default_store;
+  if (uri.empty()) {
+    return UsageError("no graph given: pass a graph URI or --store <path> (or set defaults.store in the operator config)");
+  }
   if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
     return InvalidArgument("a remote graph must be addressed with --server <url>, which this build does not serve");
   }
@@ -288,7 +315,7 @@ int Run(int argc, char** argv) {
   init->add_option("uri", init_uri, "graph directory");
   init->add_flag("--force", init_force, "replace orphan schema files");
   init->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "init", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "init", {}); !st.ok()) return void(exit_code = Fail(st));
     auto uri = ResolveUri(init_uri, flags);
     if (!uri.ok()) return void(exit_code = Fail(uri.status()));
     auto source = ReadFile(init_schema);
@@ -311,7 +338,7 @@ int Run(int argc, char** argv) {
   load->add_option("--mode", load_mode, "overwrite | append | merge")->required();
   load->add_option("--branch", load_branch, "target branch (default main)");
   load->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "load", {.actor = true, .yes = true}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "load", {.actor = true, .yes = true}); !st.ok()) return void(exit_code = Fail(st));
     auto mode = api::ParseLoadMode(load_mode);
     if (!mode) {
       std::cerr << "error: --mode must be overwrite, append or merge\n";
@@ -324,7 +351,7 @@ int Run(int argc, char** argv) {
     EchoWriteTarget(flags, "load", *uri);
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
-    if (!flags.actor.empty()) (*graph)->set_actor(flags.actor);
+    if (!flags.WriteActor().empty()) (*graph)->set_actor(flags.WriteActor());
     LoadProgressBar bar(*data);
     auto report = (*graph)->Load(*data, load_data, *mode, load_branch, bar.callback());
     bar.Finish();
@@ -401,7 +428,7 @@ int Run(int argc, char** argv) {
   };
   query->callback([&] {
     KeepFreedMemoryForReuse();
-    if (Status st = CheckGlobalFlags(flags, "query", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "query", {}); !st.ok()) return void(exit_code = Fail(st));
     std::string source, file;
     Status st = query_source(&source, &file);
     if (!st.ok()) return void(exit_code = Fail(st));
@@ -415,6 +442,8 @@ int Run(int argc, char** argv) {
         return void(exit_code = kExitUsage);
       }
       format = *parsed;
+    } else if (flags.default_output) {
+      format = *flags.default_output;
     }
     auto uri = ResolveUri("", flags);
     if (!uri.ok()) return void(exit_code = Fail(uri.status()));
@@ -427,10 +456,10 @@ int Run(int argc, char** argv) {
     if (!q_snapshot.empty()) target.snapshot = q_snapshot;
     auto result = (*graph)->Query(source, file, q_name, *params, target);
     if (!result.ok()) return void(exit_code = Fail(result.status(), flags.json));
-    std::cout << exec::FormatResult(*result, format);
+    std::cout << exec::FormatResult(*result, format, flags.table);
   });
   mutate->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "mutate", {.actor = true}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "mutate", {.actor = true}); !st.ok()) return void(exit_code = Fail(st));
     std::string source, file;
     Status st = query_source(&source, &file);
     if (!st.ok()) return void(exit_code = Fail(st));
@@ -440,7 +469,7 @@ int Run(int argc, char** argv) {
     if (!params.ok()) return void(exit_code = Fail(params.status()));
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
-    if (!flags.actor.empty()) (*graph)->set_actor(flags.actor);
+    if (!flags.WriteActor().empty()) (*graph)->set_actor(flags.WriteActor());
     std::optional<std::string> if_commit;
     if (!q_if_commit.empty()) if_commit = q_if_commit;
     auto report = (*graph)->Mutate(source, file, q_name, *params, q_branch, if_commit);
@@ -462,13 +491,13 @@ int Run(int argc, char** argv) {
       j["query_name"] = report->query_name;
       j["affected_nodes"] = report->affected_nodes;
       j["affected_edges"] = report->affected_edges;
-      j["actor_id"] = flags.actor.empty() ? Json(nullptr) : Json(flags.actor);
+      j["actor_id"] = flags.WriteActor().empty() ? Json(nullptr) : Json(flags.WriteActor());
       j["commit"] = report->commit ? CommitJson(*report->commit) : Json(nullptr);
       std::cout << j.dump(2) << "\n";
     } else {
       std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report->branch, report->query_name,
                                report->affected_nodes, report->affected_edges);
-      if (!flags.actor.empty()) std::cout << "actor_id: " << flags.actor << "\n";
+      if (!flags.WriteActor().empty()) std::cout << "actor_id: " << flags.WriteActor() << "\n";
     }
   });
 
@@ -482,7 +511,7 @@ int Run(int argc, char** argv) {
   exp->add_option("--type", export_types, "only these node/edge types");
   exp->add_flag("--jsonl", export_jsonl, "accepted for compatibility (no effect)");
   exp->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "export", {.json = false}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "export", {.json = false}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(export_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto out = (*graph)->Export(export_branch, export_types);
@@ -496,7 +525,7 @@ int Run(int argc, char** argv) {
   snap->add_option("uri", snap_uri, "graph directory");
   snap->add_option("--branch", snap_branch, "branch (default main)");
   snap->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "snapshot", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "snapshot", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(snap_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto info = (*graph)->Snapshot(snap_branch);
@@ -534,7 +563,7 @@ int Run(int argc, char** argv) {
   std::string schema_uri;
   schema_show->add_option("uri", schema_uri, "graph directory");
   schema_show->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "schema show", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "schema show", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(schema_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto source = (*graph)->SchemaSource();
@@ -555,7 +584,7 @@ int Run(int argc, char** argv) {
   lint->add_option("--query", lint_query, "query file (.gq)")->required();
   lint->add_option("--schema", lint_schema, "schema file (.pg)");
   lint->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "lint", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "lint", {}); !st.ok()) return void(exit_code = Fail(st));
     auto queries = ReadFile(lint_query);
     if (!queries.ok()) return void(exit_code = Fail(queries.status()));
     std::string schema_source, schema_file = lint_schema.empty() ? "schema.pg" : lint_schema;
@@ -589,7 +618,7 @@ int Run(int argc, char** argv) {
   commit_list->add_option("uri", commit_uri, "graph directory");
   commit_list->add_option("--branch", commit_branch, "branch (default main)");
   commit_list->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "commit list", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "commit list", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(commit_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto commits = (*graph)->ListCommits(commit_branch);
@@ -611,7 +640,7 @@ int Run(int argc, char** argv) {
   commit_show->add_option("--uri", show_uri, "graph directory");
   commit_show->add_option("id", commit_id, "graph commit id")->required();
   commit_show->callback([&] {
-    if (Status st = CheckGlobalFlags(flags, "commit show", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (Status st = PrepareVerb(&flags, "commit show", {}); !st.ok()) return void(exit_code = Fail(st));
     auto graph = OpenGraph(show_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto c = (*graph)->ShowCommit(commit_id);

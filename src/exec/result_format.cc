@@ -54,6 +54,24 @@ std::string Fit(const std::string& text, size_t width) {
   return out + "…";
 }
 
+// Splits `text` into pieces of at most `width` terminal columns; a wide
+// character is never split across two pieces.
+std::vector<std::string> Wrap(const std::string& text, size_t width) {
+  std::vector<std::string> pieces(1);
+  size_t used = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t start = i;
+    size_t columns = utf8::ColumnWidth(utf8::Next(text, &i));
+    if (used > 0 && used + columns > width) {
+      pieces.emplace_back();
+      used = 0;
+    }
+    pieces.back().append(text, start, i - start);
+    used += columns;
+  }
+  return pieces;
+}
+
 std::string Pad(const std::string& text, size_t width) {
   size_t w = DisplayWidth(text);
   return w >= width ? text : text + std::string(width - w, ' ');
@@ -180,11 +198,28 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
       for (size_t& w : widths) w = std::min(w, cap);
       auto line = [&](const std::vector<std::string>& values) {
         std::string text;
-        for (size_t c = 0; c < columns; ++c) {
-          if (c) text += " | ";
-          text += Pad(Fit(values[c], widths[c]), widths[c]);
+        if (!options.wrap_cells) {
+          for (size_t c = 0; c < columns; ++c) {
+            if (c) text += " | ";
+            text += Pad(Fit(values[c], widths[c]), widths[c]);
+          }
+          return text + "\n";
         }
-        return text + "\n";
+        // One physical line per piece of the tallest cell.
+        std::vector<std::vector<std::string>> pieces(columns);
+        size_t height = 1;
+        for (size_t c = 0; c < columns; ++c) {
+          pieces[c] = Wrap(values[c], widths[c]);
+          height = std::max(height, pieces[c].size());
+        }
+        for (size_t h = 0; h < height; ++h) {
+          for (size_t c = 0; c < columns; ++c) {
+            if (c) text += " | ";
+            text += Pad(h < pieces[c].size() ? pieces[c][h] : std::string(), widths[c]);
+          }
+          text += "\n";
+        }
+        return text;
       };
       out += line(result.columns);
       std::string separator;

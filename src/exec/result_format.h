@@ -28,7 +28,11 @@ enum class OutputFormat { kTable, kKv, kCsv, kJsonl, kJson };
 std::optional<OutputFormat> ParseOutputFormat(std::string_view name);
 
 struct TableOptions {
-  size_t max_column_width = 80;  // cells wider than this are truncated with "…"
+  // Cap on a column's width in terminal columns (at least 8 is used).
+  size_t max_column_width = 80;
+  // Cells wider than the cap: false truncates them with "…", true wraps
+  // them onto as many lines as they need (table_cell_layout: wrap).
+  bool wrap_cells = false;
 };
 
 // The complete text written to stdout (ends with a newline).

@@ -538,7 +538,10 @@ class CliBadInputTest : public ::testing::Test {
   // `stdout_path` replaces the captured stdout (then `out` stays empty).
   CliRun Run(const std::string& args, const std::string& stdout_path = "") {
     std::string out = stdout_path.empty() ? dir_.path() + "/stdout" : stdout_path, err = dir_.path() + "/stderr";
-    std::string command = "cd '" + dir_.path() + "' && '" + CliBinary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    // The operator config comes from the test's own home (none unless a
+    // test writes one), never from the user running the tests.
+    std::string command = "cd '" + dir_.path() + "' && OMNIGRAPH_HOME='" + dir_.path() + "/home' '" + CliBinary() +
+                          "' " + args + " >'" + out + "' 2>'" + err + "'";
     int status = std::system(command.c_str());
     CliRun r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -732,6 +735,56 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(by_flag.rc, 0) << by_flag.err;
   EXPECT_EQ(by_flag.out, "n\n5\n");  // walt added
   EXPECT_EQ(Run("query count_all --name by_age --store g --query q.gq").rc, 2);
+}
+
+// The operator config (§5.5) supplies defaults the command line overrides:
+// the read format (--json > --format > defaults.output > table), the table
+// layout, the graph (positional/--store > defaults.store) and the actor of
+// writes (--as > operator.actor).
+TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
+  WriteFile(Path("schema.pg"), kSchema);
+  WriteFile(Path("seed.jsonl"), kData);
+  WriteFile(Path("q.gq"), kQueries);
+  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+  ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+  std::filesystem::create_directories(Path("home"));
+  WriteFile(Path("home/config.yaml"),
+            "operator:\n  actor: ann\ndefaults:\n  output: csv\n  store: g\n  colour: blue\n");
+  const std::string warning = "warning: " + Path("home/config.yaml") + ": unknown key 'defaults.colour'\n";
+
+  CliRun csv = Run("query count_all --query q.gq");
+  EXPECT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_EQ(csv.out, "n\n2\n");
+  EXPECT_EQ(csv.err, warning);
+  EXPECT_EQ(Run("query count_all --query q.gq --format jsonl").out.substr(0, 8), "{\"kind\":");
+  EXPECT_EQ(Run("query count_all --query q.gq --json").out.substr(0, 2), "{\n");
+  // An explicit graph wins over defaults.store.
+  ASSERT_EQ(Run("init --schema schema.pg other").rc, 0);
+  EXPECT_EQ(Run("query count_all --query q.gq --store other").out, "n\n0\n");
+
+  CliRun by_ann = Run("mutate add --query q.gq --params '{\"name\":\"ivy\",\"age\":3}'");
+  ASSERT_EQ(by_ann.rc, 0) << by_ann.err;
+  EXPECT_EQ(by_ann.out, "changed main via add: 1 nodes, 0 edges\nactor_id: ann\n");
+  CliRun by_bob = Run("--as bob mutate add --query q.gq --params '{\"name\":\"jay\",\"age\":4}'");
+  ASSERT_EQ(by_bob.rc, 0) << by_bob.err;
+  EXPECT_EQ(by_bob.out, "changed main via add: 1 nodes, 0 edges\nactor_id: bob\n");
+  std::string history = Run("commit list").out;
+  EXPECT_NE(history.find(" actor=ann\n"), std::string::npos) << history;
+  EXPECT_NE(history.find(" actor=bob\n"), std::string::npos) << history;
+
+  // Table layout: columns capped at the configured width, cells wrapped.
+  WriteFile(Path("home/config.yaml"), "defaults:\n  store: g\n  table_max_column_width: 8\n  table_cell_layout: wrap\n");
+  CliRun table = Run("query -e 'query q() { match { $p: Person { name: \"ivy\" } } return { \"abcdefghij\" as s } }'");
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_EQ(table.out, "1 rows from branch main via q\ns       \n--------\nabcdefgh\nij      \n");
+
+  // A broken config fails the command loudly, naming the file and place.
+  WriteFile(Path("home/config.yaml"), "defaults:\n  output: xml\n");
+  CliRun bad = Run("query count_all --query q.gq");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.err, "error: " + Path("home/config.yaml") + ": defaults.output must be table, kv, csv, jsonl or json, got 'xml'\n");
+  // `version` reads no config.
+  EXPECT_EQ(Run("version").rc, 0);
 }
 
 }  // namespace

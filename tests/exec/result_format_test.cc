@@ -167,6 +167,28 @@ TEST(ResultFormat, TableMeasuresWideAndCombiningCharacters) {
   EXPECT_NE(cut.find("数据库\u2026  | 1"), std::string::npos) << cut;
 }
 
+// table_cell_layout: wrap puts the rest of an over-wide cell on the next
+// lines instead of cutting it.
+TEST(ResultFormat, TableWrapsCellsWhenAsked) {
+  Schema schema({Field("name", DataType::Utf8()), Field("n", DataType::Int64())});
+  QueryResult result;
+  result.query_name = "q";
+  result.columns = {"name", "n"};
+  result.rows = testing::MakeBatch(std::make_shared<const Schema>(schema),
+                                   {{S("abcdefghijklmnopqrst"), I(1)}, {S("short"), I(22)}});
+  TableOptions wrap;
+  wrap.max_column_width = 8;
+  wrap.wrap_cells = true;
+  EXPECT_EQ(FormatResult(result, OutputFormat::kTable, wrap),
+            "2 rows from branch main via q\n"
+            "name     | n \n"
+            "---------+---\n"
+            "abcdefgh | 1 \n"
+            "ijklmnop |   \n"
+            "qrst     |   \n"
+            "short    | 22\n");
+}
+
 TEST(ResultFormat, KvAndEmptyResults) {
   QueryResult empty;
   empty.query_name = "q";

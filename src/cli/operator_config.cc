@@ -1,0 +1,171 @@
+#include "cli/operator_config.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace omnigraph::cli {
+namespace {
+
+// The documented schema (§5.5). A section maps fixed keys, or any name to
+// a map of fixed keys (`servers.<name>.url`).
+struct Section {
+  bool named_entries = false;
+  std::vector<std::string_view> keys;
+};
+
+const std::map<std::string_view, Section>& KnownSections() {
+  static const std::map<std::string_view, Section> sections = {
+      {"operator", {false, {"actor"}}},
+      {"servers", {true, {"url"}}},
+      {"defaults",
+       {false, {"output", "server", "store", "default_graph", "table_max_column_width", "table_cell_layout"}}},
+      {"clusters", {true, {"root"}}},
+      {"profiles", {true, {"server", "cluster", "store", "default_graph"}}},
+      {"aliases", {true, {"server", "graph", "query", "args", "params", "format"}}},
+  };
+  return sections;
+}
+
+bool Contains(const std::vector<std::string_view>& keys, const std::string& key) {
+  for (std::string_view k : keys) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+class Parser {
+ public:
+  explicit Parser(std::string_view path) { config_.path = std::string(path); }
+
+  Result<OperatorConfig> Parse(const YAML::Node& root) {
+    if (!root.IsDefined() || root.IsNull()) return std::move(config_);  // an empty file
+    if (!root.IsMap()) return WrongKind("the file", "a map of sections");
+    for (const auto& entry : root) {
+      std::string name = entry.first.as<std::string>();
+      auto section = KnownSections().find(name);
+      if (section == KnownSections().end()) {
+        Warn(name);
+        continue;
+      }
+      OG_RETURN_IF_ERROR(ParseSection(name, section->second, entry.second));
+    }
+    return std::move(config_);
+  }
+
+ private:
+  Status ParseSection(const std::string& name, const Section& section, const YAML::Node& node) {
+    if (node.IsNull()) return Status::OK();
+    if (!node.IsMap()) return WrongKind(name, "a map");
+    for (const auto& entry : node) {
+      std::string key = entry.first.as<std::string>();
+      std::string path = name + "." + key;
+      if (section.named_entries) {
+        // servers.<name> etc.: accepted without effect in this build.
+        if (entry.second.IsNull()) continue;
+        if (!entry.second.IsMap()) return WrongKind(path, "a map");
+        for (const auto& field : entry.second) {
+          std::string field_key = field.first.as<std::string>();
+          if (!Contains(section.keys, field_key)) Warn(path + "." + field_key);
+        }
+        continue;
+      }
+      if (!Contains(section.keys, key)) {
+        Warn(path);
+        continue;
+      }
+      OG_RETURN_IF_ERROR(ParseValue(path, entry.second));
+    }
+    return Status::OK();
+  }
+
+  Status ParseValue(const std::string& key, const YAML::Node& value) {
+    if (value.IsNull()) return Status::OK();
+    if (!value.IsScalar()) return WrongKind(key, "a single value");
+    const std::string text = value.Scalar();
+    if (key == "operator.actor") {
+      if (text.empty()) return WrongKind(key, "a non-empty actor id");
+      config_.actor = text;
+    } else if (key == "defaults.output") {
+      config_.output = exec::ParseOutputFormat(text);
+      if (!config_.output) return WrongKind(key, "table, kv, csv, jsonl or json", text);
+    } else if (key == "defaults.store") {
+      if (text.empty()) return WrongKind(key, "a graph path or file:// URI");
+      config_.store = text;
+    } else if (key == "defaults.table_max_column_width") {
+      size_t width = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), width);
+      if (ec != std::errc() || end != text.data() + text.size() || width == 0) {
+        return WrongKind(key, "a positive whole number of columns", text);
+      }
+      config_.table_max_column_width = width;
+    } else if (key == "defaults.table_cell_layout") {
+      if (text != "truncate" && text != "wrap") return WrongKind(key, "truncate or wrap", text);
+      config_.table_cell_wrap = text == "wrap";
+    }
+    // defaults.server and defaults.default_graph name served graphs, which
+    // this build does not reach; they are accepted without effect.
+    return Status::OK();
+  }
+
+  Status WrongKind(std::string_view key, std::string_view expected, std::optional<std::string> got = std::nullopt) {
+    std::string message = fmt::format("{}: {} must be {}", config_.path, key, expected);
+    if (got) message += fmt::format(", got '{}'", *got);
+    return InvalidArgument(std::move(message));
+  }
+
+  void Warn(const std::string& key) { config_.warnings.push_back(fmt::format("{}: unknown key '{}'", config_.path, key)); }
+
+  OperatorConfig config_;
+};
+
+}  // namespace
+
+std::string OperatorConfigPath(const char* omnigraph_home, const char* home) {
+  if (omnigraph_home != nullptr && *omnigraph_home != '\0') return std::string(omnigraph_home) + "/config.yaml";
+  if (home != nullptr && *home != '\0') return std::string(home) + "/.omnigraph/config.yaml";
+  return "";
+}
+
+Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_view path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    if (e.mark.is_null()) return InvalidArgument(fmt::format("{}: {}", path, e.msg));
+    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  try {
+    return Parser(path).Parse(root);
+  } catch (const YAML::Exception& e) {
+    // A key that is not a scalar (a map or list used as a key).
+    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+Result<OperatorConfig> LoadOperatorConfig() {
+  std::string path = OperatorConfigPath(std::getenv("OMNIGRAPH_HOME"), std::getenv("HOME"));
+  if (path.empty()) return OperatorConfig{};
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return IoError(fmt::format("cannot read the operator config '{}': it is a directory", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (!std::filesystem::exists(path, ec)) return OperatorConfig{};
+    return IoError(fmt::format("cannot read the operator config '{}'", path));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return IoError(fmt::format("cannot read the operator config '{}'", path));
+  return ParseOperatorConfig(buffer.str(), path);
+}
+
+}  // namespace omnigraph::cli

@@ -1,0 +1,49 @@
+// The operator config file of the CLI (spec/surface.md §5.5):
+// ~/.omnigraph/config.yaml, or $OMNIGRAPH_HOME/config.yaml when
+// OMNIGRAPH_HOME is set.
+//
+// This build reads local graphs only, so it uses the keys that apply to
+// them and accepts the rest of the documented schema (servers, clusters,
+// profiles, aliases, defaults.server, defaults.default_graph) without
+// effect. A key outside that schema is reported as a warning, never an
+// error, so a config shared with other versions keeps working.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exec/result_format.h"
+#include "util/status.h"
+
+namespace omnigraph::cli {
+
+struct OperatorConfig {
+  std::string path;                              // the file read; "" when there was none
+  std::optional<std::string> actor;              // operator.actor: the actor of writes given no --as
+  std::optional<exec::OutputFormat> output;      // defaults.output: the read format given no --format
+  std::optional<std::string> store;              // defaults.store: the graph when a command names none
+  std::optional<size_t> table_max_column_width;  // defaults.table_max_column_width, in terminal columns
+  bool table_cell_wrap = false;                  // defaults.table_cell_layout: wrap (else truncate)
+  std::vector<std::string> warnings;             // "<path>: unknown key 'a.b'", in file order
+};
+
+// The config file's path: `omnigraph_home`/config.yaml when it is set and
+// non-empty, else `home`/.omnigraph/config.yaml; "" when neither is set.
+std::string OperatorConfigPath(const char* omnigraph_home, const char* home);
+
+// Parses the text of a config file; `path` names it in messages.
+// Errors: InvalidArgument "<path>:<line>:<column>: <reason>" for YAML
+// syntax, or "<path>: <key> must be …" for a value of the wrong kind
+// (defaults.output not a format of §5.3, a width that is not a positive
+// integer, a layout other than truncate/wrap, a section that is not a map).
+Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_view path);
+
+// Reads the file at OperatorConfigPath($OMNIGRAPH_HOME, $HOME). A missing
+// file is an empty config. Errors: as ParseOperatorConfig; IoError when
+// the file exists but cannot be read.
+Result<OperatorConfig> LoadOperatorConfig();
+
+}  // namespace omnigraph::cli

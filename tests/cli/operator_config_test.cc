@@ -1,0 +1,104 @@
+// The operator config file (spec/surface.md §5.5).
+#include "cli/operator_config.h"
+
+#include <gtest/gtest.h>
+
+namespace omnigraph::cli {
+namespace {
+
+TEST(OperatorConfig, PathFollowsOmnigraphHomeThenHome) {
+  EXPECT_EQ(OperatorConfigPath("/opt/og", "/home/ann"), "/opt/og/config.yaml");
+  EXPECT_EQ(OperatorConfigPath("", "/home/ann"), "/home/ann/.omnigraph/config.yaml");
+  EXPECT_EQ(OperatorConfigPath(nullptr, "/home/ann"), "/home/ann/.omnigraph/config.yaml");
+  EXPECT_EQ(OperatorConfigPath(nullptr, nullptr), "");
+}
+
+TEST(OperatorConfig, ReadsTheKeysThatApplyToLocalGraphs) {
+  auto config = ParseOperatorConfig(R"(
+operator:
+  actor: ann
+defaults:
+  output: csv
+  store: ./graph.omni
+  table_max_column_width: 12
+  table_cell_layout: wrap
+  server: prod
+  default_graph: g
+servers:
+  prod:
+    url: https://og.example.com
+clusters:
+  main:
+    root: s3://bucket/root
+profiles:
+  work:
+    store: /srv/g
+aliases:
+  people:
+    server: prod
+    query: people
+    format: json
+)",
+                                    "c.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->path, "c.yaml");
+  EXPECT_EQ(config->actor, "ann");
+  EXPECT_EQ(config->output, exec::OutputFormat::kCsv);
+  EXPECT_EQ(config->store, "./graph.omni");
+  EXPECT_EQ(config->table_max_column_width, 12u);
+  EXPECT_TRUE(config->table_cell_wrap);
+  EXPECT_TRUE(config->warnings.empty());
+}
+
+TEST(OperatorConfig, EmptyFilesAndSectionsAreEmptyConfigs) {
+  for (const char* text : {"", "# only a comment\n", "defaults:\n", "operator: ~\n"}) {
+    auto config = ParseOperatorConfig(text, "c.yaml");
+    ASSERT_TRUE(config.ok()) << text << ": " << config.status().ToString();
+    EXPECT_FALSE(config->output.has_value()) << text;
+    EXPECT_FALSE(config->store.has_value()) << text;
+    EXPECT_FALSE(config->table_cell_wrap) << text;
+    EXPECT_TRUE(config->warnings.empty()) << text;
+  }
+}
+
+TEST(OperatorConfig, UnknownKeysWarnInFileOrder) {
+  auto config = ParseOperatorConfig(
+      "colour: blue\ndefaults:\n  output: json\n  outptu: csv\nservers:\n  prod:\n    url: x\n    token: y\n",
+      "c.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->output, exec::OutputFormat::kJson);
+  EXPECT_EQ(config->warnings, (std::vector<std::string>{"c.yaml: unknown key 'colour'",
+                                                        "c.yaml: unknown key 'defaults.outptu'",
+                                                        "c.yaml: unknown key 'servers.prod.token'"}));
+}
+
+TEST(OperatorConfig, BadValuesNameTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"defaults:\n  output: xml\n", "c.yaml: defaults.output must be table, kv, csv, jsonl or json, got 'xml'"},
+      {"defaults:\n  table_max_column_width: 0\n",
+       "c.yaml: defaults.table_max_column_width must be a positive whole number of columns, got '0'"},
+      {"defaults:\n  table_max_column_width: wide\n",
+       "c.yaml: defaults.table_max_column_width must be a positive whole number of columns, got 'wide'"},
+      {"defaults:\n  table_cell_layout: fold\n", "c.yaml: defaults.table_cell_layout must be truncate or wrap, got 'fold'"},
+      {"defaults:\n  output: [csv]\n", "c.yaml: defaults.output must be a single value"},
+      {"defaults: csv\n", "c.yaml: defaults must be a map"},
+      {"- a\n- b\n", "c.yaml: the file must be a map of sections"},
+      {"operator:\n  actor: ''\n", "c.yaml: operator.actor must be a non-empty actor id"},
+  };
+  for (const auto& [text, message] : cases) {
+    auto config = ParseOperatorConfig(text, "c.yaml");
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.status().code(), ErrorCode::kInvalidArgument) << text;
+    EXPECT_EQ(config.status().message(), message) << text;
+  }
+}
+
+TEST(OperatorConfig, SyntaxErrorsNameLineAndColumn) {
+  auto config = ParseOperatorConfig("defaults:\n  output: csv\n  store: [unclosed\n", "c.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(config.status().message().rfind("c.yaml:4:1: ", 0), 0u) << config.status().message();
+}
+
+}  // namespace
+}  // namespace omnigraph::cli
