@@ -385,12 +385,14 @@ int Run(int argc, char** argv) {
   std::string q_name, q_name_flag, q_file, q_inline, q_params, q_params_file, q_branch = "main", q_snapshot, q_format,
       q_if_commit;
   CLI::Option* query_branch = nullptr;
+  // By option, not by value: `-e ''` is an (empty) source, not a missing one.
+  std::vector<CLI::Option*> file_options, inline_options;
   for (CLI::App* cmd : {query, mutate}) {
     cmd->add_option("name", q_name, "query name (required when the source holds several)");
     // The spelling the compiler's "pass --name" error names.
     cmd->add_option("--name", q_name_flag, "query name (same as the positional NAME)");
-    cmd->add_option("--query", q_file, "query file (.gq)");
-    cmd->add_option("-e,--query-string", q_inline, "query source text");
+    file_options.push_back(cmd->add_option("--query", q_file, "query file (.gq)"));
+    inline_options.push_back(cmd->add_option("-e,--query-string", q_inline, "query source text"));
     cmd->add_option("--params", q_params, "parameters as a JSON object");
     cmd->add_option("--params-file", q_params_file, "file holding the parameters JSON object");
     CLI::Option* branch = cmd->add_option("--branch", q_branch, "branch (default main)");
@@ -414,10 +416,14 @@ int Run(int argc, char** argv) {
       if (!q_name.empty() && q_name != q_name_flag) return UsageError("pass the query name once: NAME or --name");
       q_name = q_name_flag;
     }
-    if (!q_file.empty() == !q_inline.empty()) {
+    auto given = [](const std::vector<CLI::Option*>& options) {
+      return std::any_of(options.begin(), options.end(), [](const CLI::Option* o) { return o->count() > 0; });
+    };
+    const bool inline_source = given(inline_options);
+    if (given(file_options) == inline_source) {
       return UsageError("pass exactly one of --query FILE or -e/--query-string SOURCE");
     }
-    if (!q_inline.empty()) {
+    if (inline_source) {
       *source = q_inline;
       *file = "<inline>";
       return Status::OK();

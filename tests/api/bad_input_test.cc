@@ -731,6 +731,10 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   CliRun no_name = Run("query --store g --query q.gq");
   EXPECT_EQ(no_name.rc, 1);
   EXPECT_EQ(no_name.err, "error: query file contains multiple queries; pass --name\n");
+  // An empty inline source is a source with no query, not a missing one.
+  CliRun empty_source = Run("query --store g -e ''");
+  EXPECT_EQ(empty_source.rc, 1);
+  EXPECT_EQ(empty_source.err, "error: query file contains no queries\n");
   CliRun by_flag = Run("query --name count_all --store g --query q.gq --format csv");
   EXPECT_EQ(by_flag.rc, 0) << by_flag.err;
   EXPECT_EQ(by_flag.out, "n\n5\n");  // walt added
