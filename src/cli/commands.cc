@@ -162,12 +162,18 @@ Result<std::string> ReadFile(const std::string& path) {
   return buffer.str();
 }
 
-// The graph a command addresses: the positional URI, else --store.
+// The graph a command addresses as the user spelled it: the positional
+// URI, else --store, else the operator config's defaults.store.
+const std::string& GivenUri(const std::string& positional, const GlobalFlags& flags) {
+  return !positional.empty() ? positional : !flags.store.empty() ? flags.store : flags.default_store;
+}
+
+// The graph a command addresses (GivenUri), as a local path.
 Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags& flags) {
   if (!positional.empty() && !flags.store.empty() && positional != flags.store) {
     return UsageError("pass the graph either as a positional URI or with --store, not both");
   }
-  std::string uri = !positional.empty() ? positional : !flags.store.empty() ? flags.store : flags.default_store;
+  std::string uri = GivenUri(positional, flags);
   if (uri.empty()) {
     return UsageError("no graph given: pass a graph URI or --store <path> (or set defaults.store in the operator config)");
   }
@@ -323,10 +329,10 @@ int Run(int argc, char** argv) {
     auto graph = api::Omnigraph::Init(*uri, *source, init_schema);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
     if (flags.json) {
-      std::cout << Json{{"uri", init_uri.empty() ? flags.store : init_uri}}.dump(2) << "\n";
+      std::cout << Json{{"uri", GivenUri(init_uri, flags)}}.dump(2) << "\n";
     } else {
       // The URI as the user gave it (§5.2), file:// included.
-      std::cout << "initialized " << (init_uri.empty() ? flags.store : init_uri) << "\n";
+      std::cout << "initialized " << GivenUri(init_uri, flags) << "\n";
     }
   });
 

@@ -776,6 +776,12 @@ TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
   EXPECT_NE(history.find(" actor=ann\n"), std::string::npos) << history;
   EXPECT_NE(history.find(" actor=bob\n"), std::string::npos) << history;
 
+  // init on defaults.store echoes it.
+  WriteFile(Path("home/config.yaml"), "defaults:\n  store: made\n");
+  CliRun made = Run("init --schema schema.pg");
+  EXPECT_EQ(made.rc, 0) << made.err;
+  EXPECT_EQ(made.out, "initialized made\n");
+
   // Table layout: columns capped at the configured width, cells wrapped.
   WriteFile(Path("home/config.yaml"), "defaults:\n  store: g\n  table_max_column_width: 8\n  table_cell_layout: wrap\n");
   CliRun table = Run("query -e 'query q() { match { $p: Person { name: \"ivy\" } } return { \"abcdefghij\" as s } }'");
