@@ -227,22 +227,40 @@ class Validator {
   }
 
   // Tuple text of row `r`, or nullopt when any member is NULL.
-  static std::optional<std::string> TupleOf(const std::vector<const Array*>& columns, int64_t r) {
+  // One value of a @unique tuple, spelled canonically (§1.7): a float at
+  // its stored width in positional notation, +0 and -0 both "0" (NaN and
+  // infinities, which no key holds, by name).
+  static std::string UniquePart(const Array& column, int64_t r) {
+    const TypeId type = column.type_id();
+    if (type == TypeId::kFloat32 || type == TypeId::kFloat64) {
+      const double v = type == TypeId::kFloat32 ? column.Value<float>(r) : column.Value<double>(r);
+      if (auto text = compiler::FormatFloatShortest(v, type == TypeId::kFloat32)) return *text;
+      return std::isnan(v) ? "NaN" : v > 0 ? "inf" : "-inf";
+    }
+    return ValueText(column, r);
+  }
+
+  // A row's @unique tuple: `key` compares (the parts as a JSON array when
+  // there are several, so no part can pass for two), `display` is for
+  // messages ("(a, b)"). Nullopt when a value is null: NULLs never clash.
+  struct UniqueTuple {
+    std::string key;
+    std::string display;
+  };
+  static std::optional<UniqueTuple> TupleOf(const std::vector<const Array*>& columns, int64_t r) {
     std::vector<std::string> parts;
     for (const Array* c : columns) {
       if (c->IsNull(r)) return std::nullopt;
-      parts.push_back(ValueText(*c, r));
+      parts.push_back(UniquePart(*c, r));
     }
-    if (parts.size() == 1) return parts.front();
-    std::string joined = "(";
-    for (size_t i = 0; i < parts.size(); ++i) joined += (i ? ", " : "") + parts[i];
-    return joined + ")";
+    if (parts.size() == 1) return UniqueTuple{parts.front(), parts.front()};
+    return UniqueTuple{compiler::CompositeKeyJson(parts), fmt::format("({})", fmt::join(parts, ", "))};
   }
 
   Status CheckUnique(const std::string& key, const std::string& type_name, const std::vector<std::string>& tuple) {
     OG_ASSIGN_OR_RETURN(const EffectiveTable* table, Table(key));
     std::string cols = tuple.size() == 1 ? tuple.front() : "(" + fmt::format("{}", fmt::join(tuple, ", ")) + ")";
-    std::unordered_map<std::string, std::string> holder;  // tuple -> id
+    std::unordered_map<std::string, std::string> holder;  // tuple key -> id
     // The written row at fault: the later of two written holders, or the
     // written holder of a value a committed row also holds.
     auto violation = [&](const std::string& value, const std::string& a, const std::string& b, bool b_written) {
@@ -260,8 +278,8 @@ class Validator {
         if (committed && !table->CommittedSurvives(id)) continue;
         auto value = TupleOf(columns, r);
         if (!value) continue;
-        auto [it, inserted] = holder.emplace(*value, std::string(id));
-        if (!inserted && it->second != id) return violation(*value, it->second, std::string(id), !committed);
+        auto [it, inserted] = holder.emplace(std::move(value->key), std::string(id));
+        if (!inserted && it->second != id) return violation(value->display, it->second, std::string(id), !committed);
       }
       return Status::OK();
     };

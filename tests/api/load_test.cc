@@ -152,6 +152,51 @@ TEST_F(LoadTest, DuplicateIdsFollowEachModesRule) {
 
 // §1.4: an invalid @check regex surfaces when a value needs it, naming the
 // record; NULLs are exempt, so a write without values still succeeds.
+// §1.7: a @unique tuple compares the canonical spellings of its values, as
+// a list: parts that contain the separator of the displayed form cannot
+// collide, +0.0 and -0.0 are one value, and an F32 is spelled at its width.
+TEST_F(LoadTest, UniqueTuplesCompareCanonicalValues) {
+  auto g = Init(R"(node P {
+    name: String @key
+    first: String?
+    last: String?
+    f: F64?
+    g: F32?
+    @unique(first, last)
+    @unique(f)
+    @unique(g)
+}
+edge L: P -> P {
+    @unique(src, dst)
+}
+)");
+  auto ok = g->Load(R"({"type":"P","data":{"name":"p1","first":"a, b","last":"c"}}
+{"type":"P","data":{"name":"p2","first":"a","last":"b, c"}}
+{"type":"P","data":{"name":"a, b"}}
+{"type":"P","data":{"name":"c"}}
+{"type":"P","data":{"name":"a"}}
+{"type":"P","data":{"name":"b, c"}}
+{"edge":"L","from":"a, b","to":"c"}
+{"edge":"L","from":"a","to":"b, c"}
+)", "ok.jsonl", LoadMode::kOverwrite);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  auto zeros = g->Load(R"({"type":"P","data":{"name":"z1","f":0.0}}
+{"type":"P","data":{"name":"z2","f":-0.0}}
+)", "zeros.jsonl", LoadMode::kMerge);
+  ASSERT_FALSE(zeros.ok());
+  EXPECT_EQ(zeros.status().message(), "zeros.jsonl:2: @unique violation on P.f: value '0' held by 'z1' and 'z2'");
+  auto narrow = g->Load(R"({"type":"P","data":{"name":"n1","g":0.1}}
+{"type":"P","data":{"name":"n2","g":0.1}}
+)", "narrow.jsonl", LoadMode::kMerge);
+  ASSERT_FALSE(narrow.ok());
+  EXPECT_EQ(narrow.status().message(), "narrow.jsonl:2: @unique violation on P.g: value '0.1' held by 'n1' and 'n2'");
+  auto pair = g->Load(R"({"type":"P","data":{"name":"p3","first":"a, b","last":"c"}}
+)", "pair.jsonl", LoadMode::kMerge);
+  ASSERT_FALSE(pair.ok());
+  EXPECT_EQ(pair.status().message(),
+            "pair.jsonl:1: @unique violation on P.(first, last): value '(a, b, c)' held by 'p3' and 'p1'");
+}
+
 TEST_F(LoadTest, InvalidCheckRegexNamesTheFirstRecordThatNeedsIt) {
   auto g = Init(R"(
 node Tag {
