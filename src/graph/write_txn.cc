@@ -50,7 +50,10 @@ Gates& GatesFor(const std::string& graph_uri) {
   return *slot;
 }
 
+// Budgets of a keyed write (append, merge, mutation) per table (surface
+// §4.3, §7.1 KEYED_WRITE_MAX_ROWS / KEYED_WRITE_MAX_BYTES).
 constexpr uint64_t kKeyedWriteMaxRows = 8192;
+constexpr uint64_t kKeyedWriteMaxBytes = 32u << 20;
 
 struct StagedTable {
   const TableEntry* entry;
@@ -86,11 +89,17 @@ Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, c
   switch (change.kind) {
     case TableChange::Kind::kUpsert:
     case TableChange::Kind::kStrictInsert: {
-      uint64_t rows = 0;
-      for (const RecordBatchPtr& b : change.rows) rows += static_cast<uint64_t>(b->num_rows());
+      uint64_t rows = 0, bytes = 0;
+      for (const RecordBatchPtr& b : change.rows) {
+        rows += static_cast<uint64_t>(b->num_rows());
+        for (int c = 0; c < b->num_columns(); ++c) bytes += static_cast<uint64_t>(b->column(c)->MemoryBytes());
+      }
       if (rows > kKeyedWriteMaxRows) {
-        return ResourceLimitExceeded(fmt::format("keyed write entities for {}", entry.table_key), kKeyedWriteMaxRows,
-                                     rows);
+        return ResourceLimitExceeded(fmt::format("keyed entities for {}", entry.table_key), kKeyedWriteMaxRows, rows);
+      }
+      if (bytes > kKeyedWriteMaxBytes) {
+        return ResourceLimitExceeded(fmt::format("keyed parsed entity bytes for {}", entry.table_key),
+                                     kKeyedWriteMaxBytes, bytes);
       }
       // When the pinned rows hold none of the ids (the common insert), the
       // keyed merge is exactly an append: stage that and skip the table

@@ -494,6 +494,33 @@ TEST_F(BadInputTest, AnOverlongLineIsAResourceLimitBeforeAnyEffect) {
               "bad.jsonl:2: graph_batch_json_structural_slots exceeds the limit: 140012 > 131072");
 }
 
+// §4.3: append and merge write at most 8,192 entities and 32 MiB of staged
+// Arrow data per type; overwrite has neither budget (a bulk load is one
+// overwrite). Refused before any effect.
+TEST_F(BadInputTest, KeyedWritesHaveRowAndByteBudgetsPerType) {
+  std::string many;
+  for (int i = 0; i < 8193; ++i) many += "{\"type\":\"Note\",\"data\":{\"body\":\"n" + std::to_string(i) + "\"}}\n";
+  for (LoadMode mode : {LoadMode::kAppend, LoadMode::kMerge}) {
+    auto r = LoadBad(many, mode);
+    ExpectError(r, ErrorCode::kResourceLimitExceeded, "keyed entities for node:Note exceeds the limit: 8193 > 8192");
+    EXPECT_EQ(r.status().details().at("resource"), "keyed entities for node:Note");
+  }
+  std::string body(12u << 20, 'b');
+  std::string big;
+  for (int i = 0; i < 3; ++i) big += "{\"type\":\"Note\",\"data\":{\"body\":\"" + body + "\"}}\n";
+  for (LoadMode mode : {LoadMode::kAppend, LoadMode::kMerge}) {
+    auto r = LoadBad(big, mode);
+    ASSERT_EQ(r.status().code(), ErrorCode::kResourceLimitExceeded) << r.status().ToString();
+    EXPECT_EQ(r.status().details().at("resource"), "keyed parsed entity bytes for node:Note");
+    EXPECT_EQ(r.status().details().at("limit"), "33554432");
+    EXPECT_GT(std::stoll(r.status().details().at("actual")), 3ll * (12 << 20));
+    ExpectUnchanged("bytes");
+  }
+  // Overwrite takes both.
+  ASSERT_TRUE(LoadBad(many, LoadMode::kOverwrite).ok());
+  ASSERT_TRUE(LoadBad(big, LoadMode::kOverwrite).ok());
+}
+
 TEST_F(BadInputTest, CrlfAndBlankLinesAreStillAccepted) {
   auto r = graph_->Load("\r\n{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\r\n   \r\n\t\n"
                         "{\"edge\":\"Knows\",\"from\":\"carol\",\"to\":\"alice\"}\r\n\r\n",

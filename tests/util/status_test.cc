@@ -50,11 +50,11 @@ TEST(Status, ContextAndDetailsAreKept) {
 }
 
 TEST(Status, ResourceLimitCarriesStructuredDetail) {
-  Status st = ResourceLimitExceeded("keyed write entities for node:Person", 8192, 9000);
+  Status st = ResourceLimitExceeded("keyed entities for node:Person", 8192, 9000);
   EXPECT_EQ(st.code(), ErrorCode::kResourceLimitExceeded);
   EXPECT_EQ(st.details().at("limit"), "8192");
   EXPECT_EQ(st.details().at("actual"), "9000");
-  EXPECT_EQ(st.message(), "keyed write entities for node:Person exceeds the limit: 9000 > 8192");
+  EXPECT_EQ(st.message(), "keyed entities for node:Person exceeds the limit: 9000 > 8192");
 }
 
 TEST(Result, PropagatesErrorsThroughMacros) {
