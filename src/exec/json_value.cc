@@ -288,6 +288,9 @@ bool DecodeBase64(std::string_view text, std::string* out) {
         if (v[k] < 0) return false;
       }
     }
+    // Canonical form: the bits after the last whole byte are zero, so a
+    // byte string has exactly one spelling (QR== is not A).
+    if ((pad == 2 && (v[1] & 0x0f) != 0) || (pad == 1 && (v[2] & 0x03) != 0)) return false;
     uint32_t triple = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
     out->push_back(static_cast<char>(triple >> 16));
     if (pad < 2) out->push_back(static_cast<char>((triple >> 8) & 0xff));

@@ -86,7 +86,8 @@ std::string ShortenForMessage(std::string_view text);
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
                           ArrayBuilder* builder);
 
-// Decodes standard base64 (with padding); false when malformed.
+// Decodes standard base64 (with padding); false when malformed or not
+// canonical (non-zero bits after the last whole byte, as in "QR==").
 bool DecodeBase64(std::string_view text, std::string* out);
 
 }  // namespace omnigraph::exec
