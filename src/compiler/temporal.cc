@@ -51,8 +51,10 @@ bool ValidDate(int64_t y, int64_t m, int64_t d) {
   return m >= 1 && m <= 12 && d >= 1 && d <= static_cast<int64_t>(DaysInMonth(y, static_cast<unsigned>(m)));
 }
 
-// `[-]YYYY-M[M]-D[D]` at the start of `s`; advances `*pos`.
-bool ReadDashedDate(std::string_view s, size_t* pos, int64_t* days) {
+// `[±]YYYY-M[M]-D[D]` at the start of `s` (`[±]YYYY-MM-DD` when
+// `two_digit_fields`: the date of a timestamp); advances `*pos`.
+bool ReadDashedDate(std::string_view s, size_t* pos, int64_t* days, bool two_digit_fields = false) {
+  const size_t min_field_digits = two_digit_fields ? 2 : 1;
   size_t p = *pos;
   bool negative = false;
   if (p < s.size() && (s[p] == '-' || s[p] == '+')) {
@@ -63,10 +65,10 @@ bool ReadDashedDate(std::string_view s, size_t* pos, int64_t* days) {
   if (!ReadNumber(s, &p, 4, 6, &y)) return false;
   if (p >= s.size() || s[p] != '-') return false;
   ++p;
-  if (!ReadNumber(s, &p, 1, 2, &m)) return false;
+  if (!ReadNumber(s, &p, min_field_digits, 2, &m)) return false;
   if (p >= s.size() || s[p] != '-') return false;
   ++p;
-  if (!ReadNumber(s, &p, 1, 2, &d)) return false;
+  if (!ReadNumber(s, &p, min_field_digits, 2, &d)) return false;
   if (negative) y = -y;
   if (!ValidDate(y, m, d)) return false;
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
@@ -118,7 +120,7 @@ std::optional<int64_t> ParseDateTime(std::string_view text) {
   }
   size_t p = 0;
   int64_t days = 0;
-  if (!ReadDashedDate(text, &p, &days)) return std::nullopt;
+  if (!ReadDashedDate(text, &p, &days, /*two_digit_fields=*/true)) return std::nullopt;
   if (p >= text.size() || (text[p] != 'T' && text[p] != 't' && text[p] != ' ')) return std::nullopt;
   ++p;
   int64_t hh = 0, mm = 0, ss = 0, ms = 0;
@@ -151,8 +153,10 @@ std::optional<int64_t> ParseDateTime(std::string_view text) {
       ++p;
       int64_t oh = 0, om = 0;
       if (!ReadNumber(text, &p, 2, 2, &oh)) return std::nullopt;
-      if (p < text.size() && text[p] == ':') ++p;
-      if (p < text.size()) {
+      // `±hh`, `±hhmm` or `±hh:mm`: a colon must be followed by minutes.
+      const bool colon = p < text.size() && text[p] == ':';
+      if (colon) ++p;
+      if (colon || p < text.size()) {
         if (!ReadNumber(text, &p, 2, 2, &om)) return std::nullopt;
       }
       if (oh > 23 || om > 59) return std::nullopt;

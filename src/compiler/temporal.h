@@ -20,9 +20,9 @@ int64_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
 std::optional<int32_t> ParseDate(std::string_view text);
 
 // Parses a DateTime to epoch milliseconds: text of at most 10 characters is
-// a date at 00:00 UTC; otherwise `YYYY-MM-DD` + `T` or space + `HH:MM[:SS[.f+]]`
-// + optional `Z`, `±hh:mm` or `±hhmm` (no offset = UTC). Fractions beyond
-// milliseconds are truncated.
+// a date at 00:00 UTC; otherwise `YYYY-MM-DD` (two-digit month and day) +
+// `T` or space + `HH:MM[:SS[.f+]]` + optional `Z`, `±hh`, `±hhmm` or
+// `±hh:mm` (no offset = UTC). Fractions beyond milliseconds are truncated.
 std::optional<int64_t> ParseDateTime(std::string_view text);
 
 // `YYYY-MM-DD` (years outside 0..9999 print with as many digits as needed

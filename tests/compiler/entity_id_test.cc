@@ -130,6 +130,15 @@ TEST(EntityIdTemporal, ParseDateTime) {
   EXPECT_FALSE(ParseDateTime("2024-01-01T25:00:00Z").has_value());
   EXPECT_FALSE(ParseDateTime("2024-01-01T00:00:00X").has_value());
   EXPECT_FALSE(ParseDateTime("2024-01-01X00:00:00").has_value());
+  // An offset with a colon needs its minutes; a timestamp's month and day
+  // have two digits (only a bare Date may use one).
+  EXPECT_FALSE(ParseDateTime("2024-01-01T00:00:00+05:").has_value());
+  EXPECT_FALSE(ParseDateTime("2024-01-01T00:00:00+5").has_value());
+  EXPECT_EQ(ParseDateTime("2024-01-01T05:00:00+05"), 1704067200000);
+  EXPECT_FALSE(ParseDateTime("2024-1-1T00:00:00Z").has_value());
+  EXPECT_FALSE(ParseDateTime("2024-01-1 00:00:00").has_value());
+  EXPECT_EQ(ParseDateTime("2024-1-1"), 1704067200000);
+  EXPECT_FALSE(ParseDate("2024-1-1T00:00:00Z").has_value());
 }
 
 TEST(EntityIdTemporal, Format) {
