@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compiler/catalog.h"
 #include "compiler/params.h"
@@ -56,9 +57,30 @@ Omnigraph::Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph)
 Omnigraph::~Omnigraph() = default;
 
 Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::string_view schema_source,
-                                                   std::string_view schema_file) {
+                                                   std::string_view schema_file, bool replace_orphan_schema_files) {
   OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::CompileSchema(schema_source, schema_file));
+  auto already_initialized = [&](std::string message) {
+    return Status(ErrorCode::kAlreadyExists, std::move(message), {{"kind", "already_initialized"}});
+  };
   std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::path(uri) / "__manifest", ec)) {
+    return already_initialized(fmt::format("graph '{}' is already initialized", uri));
+  }
+  // Root schema files of a legacy (v6) graph whose __manifest is gone: a
+  // new graph would leave them beside it, misleading anyone who reads them.
+  std::vector<std::string> orphans;
+  for (const char* name : {"_schema.pg", "_schema.ir.json", "__schema_state.json"}) {
+    if (std::filesystem::exists(std::filesystem::path(uri) / name, ec)) orphans.push_back(name);
+  }
+  if (!orphans.empty() && !replace_orphan_schema_files) {
+    return already_initialized(fmt::format("'{}' holds schema files of another graph ({}); pass --force to replace them",
+                                           uri, fmt::join(orphans, ", ")));
+  }
+  for (const std::string& name : orphans) {
+    if (!std::filesystem::remove(std::filesystem::path(uri) / name, ec) || ec) {
+      return IoError(fmt::format("cannot remove '{}/{}': {}", uri, name, ec ? ec.message() : "not removed"));
+    }
+  }
   std::filesystem::create_directories(uri, ec);
   if (ec) return IoError(fmt::format("cannot create '{}': {}", uri, ec.message()));
   auto store = LocalStore::Make(uri);

@@ -81,10 +81,16 @@ struct ReadTarget {
 class Omnigraph {
  public:
   // Creates a graph in directory `uri` (created if missing) from `.pg`
-  // source. Errors: compiler errors (InvalidArgument, "parse error: …" /
-  // "catalog error: …" naming file:line:column), AlreadyExists.
+  // source (surface §5.2 init). A directory holding root schema files of a
+  // legacy graph (`_schema.pg`, `_schema.ir.json`, `__schema_state.json`)
+  // but no `__manifest` is refused unless `replace_orphan_schema_files`,
+  // which deletes them first. Errors: compiler errors (InvalidArgument,
+  // "parse error: …" / "catalog error: …" naming file:line:column),
+  // AlreadyExists (details kind=already_initialized) for an existing graph
+  // or orphan schema files, IoError.
   static Result<std::unique_ptr<Omnigraph>> Init(const std::string& uri, std::string_view schema_source,
-                                                 std::string_view schema_file = "schema.pg");
+                                                 std::string_view schema_file = "schema.pg",
+                                                 bool replace_orphan_schema_files = false);
   // Opens an existing graph. Errors: NotFound, Unsupported (stamp), CorruptData.
   static Result<std::unique_ptr<Omnigraph>> Open(const std::string& uri);
 

@@ -326,7 +326,7 @@ int Run(int argc, char** argv) {
     if (!uri.ok()) return void(exit_code = Fail(uri.status()));
     auto source = ReadFile(init_schema);
     if (!source.ok()) return void(exit_code = Fail(source.status()));
-    auto graph = api::Omnigraph::Init(*uri, *source, init_schema);
+    auto graph = api::Omnigraph::Init(*uri, *source, init_schema, init_force);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
     if (flags.json) {
       std::cout << Json{{"uri", GivenUri(init_uri, flags)}}.dump(2) << "\n";

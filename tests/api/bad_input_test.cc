@@ -803,6 +803,24 @@ TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
   EXPECT_NE(history.find(" actor=ann\n"), std::string::npos) << history;
   EXPECT_NE(history.find(" actor=bob\n"), std::string::npos) << history;
 
+  // init refuses a directory holding a legacy graph's orphan schema files,
+  // and --force replaces them.
+  std::filesystem::create_directories(Path("legacy"));
+  WriteFile(Path("legacy/_schema.pg"), "node Q { x: I32 }\n");
+  WriteFile(Path("legacy/__schema_state.json"), "{}");
+  CliRun orphans = Run("init --schema schema.pg legacy");
+  EXPECT_EQ(orphans.rc, 1);
+  EXPECT_EQ(orphans.err,
+            warning + "error: 'legacy' holds schema files of another graph (_schema.pg, __schema_state.json); pass --force to "
+            "replace them\n");
+  EXPECT_FALSE(std::filesystem::exists(Path("legacy/__manifest")));
+  CliRun forced = Run("init --schema schema.pg legacy --force");
+  EXPECT_EQ(forced.rc, 0) << forced.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("legacy/_schema.pg")));
+  EXPECT_FALSE(std::filesystem::exists(Path("legacy/__schema_state.json")));
+  EXPECT_EQ(Run("schema show legacy").out, std::string(kSchema));
+  EXPECT_EQ(Run("init --schema schema.pg legacy --force").rc, 1);  // a graph is never replaced
+
   // init on defaults.store echoes it.
   WriteFile(Path("home/config.yaml"), "defaults:\n  store: made\n");
   CliRun made = Run("init --schema schema.pg");
