@@ -255,13 +255,6 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
 
 }  // namespace
 
-std::string ShortenForMessage(std::string_view text) {
-  constexpr size_t kMaxEchoBytes = 120;
-  if (text.size() <= kMaxEchoBytes) return std::string(text);
-  size_t cut = kMaxEchoBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-  return std::string(text.substr(0, cut)) + fmt::format("… ({} bytes)", text.size());
-}
 
 bool DecodeBase64(std::string_view text, std::string* out) {
   auto value = [](char c) -> int {
@@ -317,7 +310,7 @@ class DocumentBuilder {
     doc_->links.reserve(8);
     Add(root, 1);
     if (too_deep_) return InvalidArgument(fmt::format("JSON nesting deeper than {} levels", kMaxJsonDepth));
-    if (!duplicate_.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate_));
+    if (!duplicate_.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", ShortenForMessage(duplicate_)));
     return Status::OK();
   }
 
@@ -524,7 +517,8 @@ Result<std::shared_ptr<Document>> ParseWithNlohmann(std::string_view line) {
     size_t prefix = what.find(", column ");
     size_t colon = prefix == std::string::npos ? std::string::npos : what.find(": ", prefix);
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    return InvalidArgument(fmt::format("invalid JSON at column {}: {}", e.byte, compiler::EscapeInvalidUtf8(what)));
+    return InvalidArgument(
+        fmt::format("invalid JSON at column {}: {}", e.byte, utf8::ShortenQuotedToken(compiler::EscapeInvalidUtf8(what))));
   } catch (const nlohmann::json::exception& e) {
     // Number overflow (1e400) and other value errors: the exception has no
     // position, so a second, event-free pass finds where parsing stopped.
@@ -533,9 +527,11 @@ Result<std::shared_ptr<Document>> ParseWithNlohmann(std::string_view line) {
     ErrorLocator locator;
     Json::sax_parse(line.begin(), line.end(), &locator, nlohmann::json::input_format_t::json, false);
     return InvalidArgument(fmt::format("invalid JSON at column {}: {}", locator.position,
-                                       bracket == std::string::npos ? what : what.substr(bracket + 2)));
+                                       utf8::ShortenQuotedToken(bracket == std::string::npos ? what : what.substr(bracket + 2))));
   }
-  if (!duplicate.empty()) return InvalidArgument(fmt::format("duplicate JSON member '{}'", duplicate));
+  if (!duplicate.empty()) {
+    return InvalidArgument(fmt::format("duplicate JSON member '{}'", ShortenForMessage(duplicate)));
+  }
   FloatSpellings floats;
   Json::sax_parse(line.begin(), line.end(), &floats, nlohmann::json::input_format_t::json, false);
   auto doc = std::make_shared<Document>();

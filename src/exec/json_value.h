@@ -14,6 +14,7 @@
 #include "columnar/builder.h"
 #include "compiler/types.h"
 #include "util/status.h"
+#include "util/utf8.h"
 
 namespace omnigraph::exec {
 
@@ -73,10 +74,8 @@ class JsonValue {
   uint32_t node_ = 0;
 };
 
-// `text` for an error message: whole when short, else its first 120 bytes
-// (cut at a UTF-8 boundary) and "… (N bytes)", so a huge input value never
-// becomes a huge message.
-std::string ShortenForMessage(std::string_view text);
+// `text` for an error message (util/utf8.h).
+using utf8::ShortenForMessage;
 
 // Appends `value` (JSON) converted to property type `type` to `builder`
 // (whose type is type.PhysicalType()), per the strict table of §4.2.

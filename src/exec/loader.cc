@@ -257,7 +257,8 @@ class Loader {
         if (!derived.ok()) return LineError(in.lines[r], derived.status().message());
         if (in.explicit_ids[r] && *in.explicit_ids[r] != *derived) {
           return LineError(in.lines[r], fmt::format("node {} explicit id '{}' does not match its canonical @key id '{}'",
-                                                    in.type_name, *in.explicit_ids[r], *derived));
+                                                    in.type_name, ShortenForMessage(*in.explicit_ids[r]),
+                                                    ShortenForMessage(*derived)));
         }
         id_builder.Append(*derived);
       } else if (in.explicit_ids[r]) {

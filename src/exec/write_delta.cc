@@ -156,7 +156,8 @@ class Validator {
         if (!std::binary_search(p.type.enum_values.begin(), p.type.enum_values.end(), v)) {
           std::string expected;
           for (const std::string& e : p.type.enum_values) expected += (expected.empty() ? "" : ", ") + e;
-          return AtRow(InvalidArgument(fmt::format("invalid enum value '{}' for {}.{} (expected: {})", v, type_name,
+          return AtRow(InvalidArgument(fmt::format("invalid enum value '{}' for {}.{} (expected: {})",
+                                                   ShortenForMessage(v), type_name,
                                                    p.name, expected)),
                        key, rows, r);
         }
@@ -265,7 +266,7 @@ class Validator {
     // written holder of a value a committed row also holds.
     auto violation = [&](const std::string& value, const std::string& a, const std::string& b, bool b_written) {
       return InvalidArgument(fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}'", type_name,
-                                         cols, value, a, b))
+                                         cols, ShortenForMessage(value), ShortenForMessage(a), ShortenForMessage(b)))
           .WithDetail("table_key", key)
           .WithDetail("entity_id", b_written ? b : a);
     };

@@ -87,4 +87,20 @@ size_t DisplayWidth(std::string_view text) {
   return width;
 }
 
+std::string ShortenForMessage(std::string_view text) {
+  constexpr size_t kMaxEchoBytes = 120;
+  if (text.size() <= kMaxEchoBytes) return std::string(text);
+  size_t cut = kMaxEchoBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // keep code points whole
+  return std::string(text.substr(0, cut)) + "… (" + std::to_string(text.size()) + " bytes)";
+}
+
+std::string ShortenQuotedToken(std::string_view message) {
+  size_t open = message.find('\'');
+  size_t close = message.rfind('\'');
+  if (open == std::string_view::npos || close <= open) return std::string(message);
+  return std::string(message.substr(0, open + 1)) + ShortenForMessage(message.substr(open + 1, close - open - 1)) +
+         std::string(message.substr(close));
+}
+
 }  // namespace omnigraph::utf8

@@ -35,4 +35,15 @@ size_t ColumnWidth(char32_t cp);
 // Sum of ColumnWidth over the code points of `text`.
 size_t DisplayWidth(std::string_view text);
 
+// `text` for an error message: whole when short, else its first 120 bytes
+// (cut at a code point boundary) and "… (N bytes)", so a huge input value
+// never becomes a huge message.
+std::string ShortenForMessage(std::string_view text);
+
+// `message` with the text between its first and last single quote passed
+// through ShortenForMessage: a parser's message quoting an input token
+// ("number overflow parsing '…'", "last read: '…'") that can be as long as
+// the input.
+std::string ShortenQuotedToken(std::string_view message);
+
 }  // namespace omnigraph::utf8

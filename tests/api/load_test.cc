@@ -339,6 +339,36 @@ TEST_F(LoadTest, LargeWrongValuesAreEchoedShortened) {
   EXPECT_EQ(small.status().message(), "small.jsonl:1: strict property 'name' expects Utf8, got [1,2]");
 }
 
+// Every message that echoes an input value shortens it: an enum value, an
+// explicit id and the id it should be, a @unique value, a JSON number
+// that overflows, a duplicate member name.
+TEST_F(LoadTest, HugeValuesInEveryMessageAreShortened) {
+  auto g = Init(R"(node E {
+    name: String @key
+    kind: enum(a, b)?
+    code: String? @unique
+}
+)");
+  const std::string huge(100000, 'x');
+  const std::string shown = std::string(120, 'x') + "… (100000 bytes)";
+  auto enum_value = g->Load(R"({"type":"E","data":{"name":"e","kind":")" + huge + "\"}}\n", "d.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(enum_value.status().message(), "d.jsonl:1: invalid enum value '" + shown + "' for E.kind (expected: a, b)");
+  auto id = g->Load(R"({"type":"E","data":{"id":")" + huge + R"(","name":")" + huge + "y\"}}\n", "d.jsonl",
+                    LoadMode::kMerge);
+  EXPECT_EQ(id.status().message(), "d.jsonl:1: node E explicit id '" + shown + "' does not match its canonical @key id '" +
+                                       std::string(120, 'x') + "… (100001 bytes)'");
+  auto unique = g->Load(R"({"type":"E","data":{"name":"u1","code":")" + huge + "\"}}\n" +
+                            R"({"type":"E","data":{"name":"u2","code":")" + huge + "\"}}\n",
+                        "d.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(unique.status().message(), "d.jsonl:2: @unique violation on E.code: value '" + shown +
+                                           "' held by 'u1' and 'u2'");
+  auto number = g->Load(R"({"type":"E","data":{"name":)" + std::string(400, '9') + "}}\n", "d.jsonl", LoadMode::kMerge);
+  EXPECT_LT(number.status().message().size(), 300u) << number.status().message();
+  EXPECT_NE(number.status().message().find("… (400 bytes)"), std::string::npos) << number.status().message();
+  auto member = g->Load(R"({"type":"E","data":{")" + huge + R"(":1,")" + huge + "\":2}}\n", "d.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(member.status().message(), "d.jsonl:1: duplicate JSON member '" + shown + "'");
+}
+
 // Nesting is bounded (exec::kMaxJsonDepth) so that no walk of a parsed line
 // can exhaust the stack: 60,000 levels fit the structural-token limit.
 TEST_F(LoadTest, DeepNestingIsRefusedWithoutCrashing) {

@@ -100,6 +100,10 @@ TEST(Params, FloatsStringsBools) {
   EXPECT_EQ(OneError("F32", "1e300"), "parameter 'x': value 1e300 exceeds F32");
   // JSON numbers that overflow a double are malformed input.
   EXPECT_EQ(OneError("F64", "1e400").substr(0, 20), "invalid params JSON:");
+  // The overflowing token is echoed shortened.
+  std::string long_overflow = OneError("F64", "1e" + std::string(300, '4'));
+  EXPECT_NE(long_overflow.find("… (302 bytes)'"), std::string::npos) << long_overflow;
+  EXPECT_LT(long_overflow.size(), 250u) << long_overflow;
   EXPECT_EQ(OneError("F64", "\"1.5\""), "parameter 'x': expects a number for F64, got string");
   EXPECT_EQ(One("String", "\"héllo\"")->string_value(), "héllo");
   EXPECT_EQ(OneError("String", "5"), "parameter 'x': expects String, got number");
