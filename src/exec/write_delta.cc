@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "columnar/scalar.h"
 #include "compiler/entity_id.h"
 #include "exec/json_value.h"
+#include "exec/rust_regex.h"
 #include "graph/id_index.h"
 
 namespace omnigraph::exec {
@@ -205,21 +207,26 @@ class Validator {
       }
     }
     for (const auto& check : node.checks) {
-      RE2 pattern(check.pattern, RE2::Quiet);
+      // The pattern is Rust `regex` syntax (§1.4), translated for RE2.
+      Result<std::string> translated = RustRegexToRe2(check.pattern);
+      std::optional<RE2> pattern;
+      if (translated.ok()) pattern.emplace(*translated, RE2::Quiet);
+      const std::string pattern_error =
+          !translated.ok() ? translated.status().message() : pattern->ok() ? "" : pattern->error();
       const Array& column = *rows.GetColumn(check.property);
       for (int64_t r = 0; r < rows.num_rows(); ++r) {
         if (column.IsNull(r)) continue;  // NULL is exempt, even from a broken pattern
-        if (!pattern.ok()) {
+        if (!pattern_error.empty()) {
           // §1.4: an invalid regex surfaces when a value is validated; name
           // the first record that needed it.
           return AtRow(InvalidArgument(fmt::format("@check on {}.{} has an invalid regex '{}': {}", node.name,
-                                                   check.property, check.pattern, pattern.error())),
+                                                   check.property, check.pattern, pattern_error)),
                        key, rows, r);
         }
         std::string_view v = column.GetView(r);
-        if (!RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), pattern)) {
+        if (!RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), *pattern)) {
           return AtRow(InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",
-                                                   node.name, check.property, v, check.pattern)),
+                                                   node.name, check.property, ShortenForMessage(v), check.pattern)),
                        key, rows, r);
         }
       }
@@ -227,7 +234,6 @@ class Validator {
     return Status::OK();
   }
 
-  // Tuple text of row `r`, or nullopt when any member is NULL.
   // One value of a @unique tuple, spelled canonically (§1.7): a float at
   // its stored width in positional notation, +0 and -0 both "0" (NaN and
   // infinities, which no key holds, by name).

@@ -197,6 +197,31 @@ edge L: P -> P {
             "pair.jsonl:1: @unique violation on P.(first, last): value '(a, b, c)' held by 'p3' and 'p1'");
 }
 
+// @check patterns mean what they mean in Rust's `regex` (§1.4): Unicode
+// `\w`, verbose mode; a construct RE2 cannot express is an invalid regex.
+TEST_F(LoadTest, CheckPatternsUseRustRegexSyntax) {
+  auto g = Init(R"(
+node Tag {
+    name: String @key
+    word: String?
+    spaced: String?
+    sets: String?
+    @check(word, "^\\w+$")
+    @check(spaced, "(?x) ^ [a-z]+ \\d $  # a word, then a digit")
+    @check(sets, "^[a-z--c]$")
+}
+)");
+  auto ok = g->Load(R"({"type":"Tag","data":{"name":"a","word":"crème","spaced":"abc٣"}})" "\n", "ok.jsonl",
+                    LoadMode::kOverwrite);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  auto bad = g->Load(R"({"type":"Tag","data":{"name":"b","word":"a b"}})" "\n", "bad.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(bad.status().message(), "bad.jsonl:1: @check violation on Tag.word: value 'a b' does not match pattern "
+                                    "'^\\w+$'");
+  auto sets = g->Load(R"({"type":"Tag","data":{"name":"c","sets":"c"}})" "\n", "sets.jsonl", LoadMode::kMerge);
+  EXPECT_EQ(sets.status().message(), "sets.jsonl:1: @check on Tag.sets has an invalid regex '^[a-z--c]$': the bracket "
+                                     "set operation `--` is not supported");
+}
+
 TEST_F(LoadTest, InvalidCheckRegexNamesTheFirstRecordThatNeedsIt) {
   auto g = Init(R"(
 node Tag {
