@@ -498,6 +498,10 @@ class Checker {
   Status CheckBinding(const Clause& c, Scope* scope, CheckedClause* out) {
     const NodeType* node = cat_.FindNode(c.type_name);
     if (!node) return TypeError("T1", fmt::format("unknown node type `{}`", c.type_name), c.location);
+    if (c.variable == "_") {
+      // §2.4: `$_` is never bound; traversals treat it as anonymous.
+      return TypeError("", "`$_` is the anonymous endpoint and cannot be bound; give the binding a name", c.location);
+    }
     auto existing = scope->find(c.variable);
     if (existing != scope->end() && existing->second.is_edge) {
       return TypeError("T23",
@@ -1162,12 +1166,13 @@ class Checker {
       }
       f.kind = ir::Filter::Kind::kStartsWith;
     } else {
+      // A vector compared with a list literal is a vector comparison.
+      if (lt.is_vector() || rt.is_vector()) {
+        return TypeError("T7", "vector comparisons in filters are not supported", c.location);
+      }
       if (lt.is_list() || rt.is_list()) {
         return TypeError("T7", "list comparisons in filters are not supported; use `contains` for list membership",
                          c.location);
-      }
-      if (lt.is_vector() || rt.is_vector()) {
-        return TypeError("T7", "vector comparisons in filters are not supported", c.location);
       }
       if (!Compatible(lt, rt)) {
         return TypeError("T7", fmt::format("cannot compare {} with {}", lt.ToString(), rt.ToString()), c.location);

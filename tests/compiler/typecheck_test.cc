@@ -83,6 +83,10 @@ TEST(TypecheckBinding, RebindingRules) {
             "type error: variable `$p` already bound to type `Person`, cannot rebind to `Company`");
   EXPECT_EQ(Err("$p: Person", "$p.name", "", "$p: String"),
             "type error: variable `$p` shadows the query parameter `$p`");
+  // §2.4: `$_` is the anonymous endpoint, never bound; a binding cannot
+  // declare it (traversals would ignore the binding's filters).
+  EXPECT_EQ(Err("$_: Person { name: \"h\" } $_ knows $_", "$_.name"),
+            "type error: `$_` is the anonymous endpoint and cannot be bound; give the binding a name");
 }
 
 // ---- T4, T5, T15, T22, T23: traversals ----------------------------------------
@@ -174,6 +178,8 @@ TEST(TypecheckT7, FilterComparisons) {
   EXPECT_EQ(Err("$p: Person $p.tags = \"a\""),
             "type error: T7: list comparisons in filters are not supported; use `contains` for list membership");
   EXPECT_EQ(Err("$p: Person $p.embedding = $v", "$p.name", "", "$v: Vector(3)"),
+            "type error: T7: vector comparisons in filters are not supported");
+  EXPECT_EQ(Err("$p: Person $p.embedding = [1.0, 0.0, 0.0]"),
             "type error: T7: vector comparisons in filters are not supported");
   EXPECT_EQ(Err("$p: Person $a = $b", "$p.name", "", "$a: Blob, $b: Blob"),
             "type error: T7: blob comparisons in filters are not supported");
