@@ -20,7 +20,8 @@ namespace omnigraph::exec {
 // - `\u0041`, `\u{41}`, `\U00000041`, `\U{41}` become `\x{41}`;
 // - `(?<name>…)` becomes `(?P<name>…)`;
 // - the `x` flag (verbose mode) is applied here: unescaped whitespace and
-//   `#` comments outside brackets are removed (RE2 has no `x` flag);
+//   `#` comments are removed, inside brackets too as in Rust (RE2 has no
+//   `x` flag), from the flag's position to the end of the pattern;
 // - the `u` flag is removed once applied (RE2 is always Unicode).
 // `\b` and `\B` stay ASCII word boundaries (RE2 has no Unicode ones).
 // Errors (InvalidArgument, naming the construct): bracket set operations

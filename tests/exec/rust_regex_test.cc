@@ -53,6 +53,8 @@ TEST(RustRegex, EscapesNamedGroupsAndVerboseMode) {
   EXPECT_TRUE(Finds(R"((?x) ^ a \  b $)", "a b"));
   EXPECT_TRUE(Finds("(?ix) ^ A B $", "ab"));
   EXPECT_TRUE(Finds("(?x: a b )c", "abc"));
+  EXPECT_FALSE(Finds("(?x)^[a ]$", " "));  // whitespace is insignificant inside brackets too
+  EXPECT_TRUE(Finds(R"((?x)^[a\ ]$)", " "));
   EXPECT_TRUE(Finds("(?i)^abc$", "ABC"));
   EXPECT_TRUE(Finds("(?i:a)B", "AB"));
   EXPECT_FALSE(Finds("(?i:a)B", "Ab"));
