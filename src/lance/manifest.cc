@@ -1,6 +1,7 @@
 #include "lance/manifest.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 
 #include <fmt/format.h>
@@ -167,16 +168,30 @@ std::string EncodeManifestBytes(const Manifest& manifest, std::string_view trans
   }
   if (manifest.branch) proto.set_branch(*manifest.branch);
 
+  // The manifest section is built in place after a length placeholder: a
+  // manifest of many fragments is mostly their cached bytes, copied once.
   int64_t position = static_cast<int64_t>(out.size());
-  std::string message = fields.SerializeAsString();
+  size_t fragment_bytes = 0;
   for (const Fragment& fragment : manifest.fragments) {
-    const bool cached =
-        fragment.encoding != nullptr && (encodings_current || fragment.encoding->fragment == fragment);
-    AppendFragmentField(&message, cached ? fragment.encoding->bytes : EncodeFragment(fragment));
+    if (fragment.encoding != nullptr) fragment_bytes += fragment.encoding->bytes.size() + 11;
   }
-  proto.AppendToString(&message);
-  AppendChecksumField(&message);
-  AppendSection(&out, message);
+  out.reserve(out.size() + 4 + fragment_bytes + 4096);
+  out.append(4, '\0');
+  const size_t message_start = out.size();
+  fields.AppendToString(&out);
+  for (const Fragment& fragment : manifest.fragments) {
+    // Two branches, not `cached ? bytes : EncodeFragment(…)`: that
+    // expression is a new string, a copy of every cached encoding.
+    if (fragment.encoding != nullptr && (encodings_current || fragment.encoding->fragment == fragment)) {
+      AppendFragmentField(&out, fragment.encoding->bytes);
+    } else {
+      AppendFragmentField(&out, EncodeFragment(fragment));
+    }
+  }
+  proto.AppendToString(&out);
+  AppendChecksumField(&out, message_start);
+  const uint32_t length = static_cast<uint32_t>(out.size() - message_start);
+  std::memcpy(out.data() + message_start - 4, &length, 4);
   out.append(reinterpret_cast<const char*>(&position), 8);
   out.append(reinterpret_cast<const char*>(&kManifestMajor), 2);
   out.append(reinterpret_cast<const char*>(&kManifestMinor), 2);

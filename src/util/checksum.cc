@@ -15,10 +15,12 @@ constexpr size_t kFieldBytes = 2 + 8;
 
 uint64_t Checksum64(const void* data, size_t size) { return XXH3_64bits(data, size); }
 
-void AppendChecksumField(std::string* message) {
-  uint64_t sum = Checksum64(*message);
-  message->append(kTag, 2);
-  message->append(reinterpret_cast<const char*>(&sum), 8);
+void AppendChecksumField(std::string* message) { AppendChecksumField(message, 0); }
+
+void AppendChecksumField(std::string* out, size_t message_start) {
+  uint64_t sum = Checksum64(std::string_view(*out).substr(message_start));
+  out->append(kTag, 2);
+  out->append(reinterpret_cast<const char*>(&sum), 8);
 }
 
 ChecksumState CheckTrailingChecksum(std::string_view message) {

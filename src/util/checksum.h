@@ -25,6 +25,9 @@ inline constexpr uint32_t kChecksumFieldNumber = 1000;
 // Appends field kChecksumFieldNumber (wire type fixed64) holding
 // Checksum64(*message) to serialized protobuf bytes.
 void AppendChecksumField(std::string* message);
+// The same for a message that occupies `*out` from byte `message_start`
+// to its end (one built in place after other bytes).
+void AppendChecksumField(std::string* out, size_t message_start);
 
 enum class ChecksumState {
   kAbsent,    // the message does not end with a checksum field
