@@ -74,27 +74,6 @@ void AppendFloat(std::string* out, F value) {
 
 }  // namespace
 
-void AppendJsonString(std::string* out, std::string_view text) {
-  out->push_back('"');
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      default:
-        if (c < 0x20) {
-          out->append(fmt::format("\\u{:04x}", c));
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
 
 void AppendCellJson(std::string* out, const Array& array, int64_t row, TemporalEncoding temporal) {
   if (array.IsNull(row)) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "columnar/array.h"
+#include "util/json_text.h"
 
 namespace omnigraph::exec {
 
@@ -21,8 +22,8 @@ enum class TemporalEncoding {
 void AppendCellJson(std::string* out, const Array& array, int64_t row,
                     TemporalEncoding temporal = TemporalEncoding::kText);
 
-// Appends `text` as a JSON string literal (quotes and escapes).
-void AppendJsonString(std::string* out, std::string_view text);
+// Appends `text` as a JSON string literal (util/json_text.h).
+using omnigraph::AppendJsonString;
 
 // Re-lays out compact JSON text (no whitespace outside strings, as the
 // functions above write it) in the pretty style of serde_json: two-space

@@ -1,9 +1,12 @@
 #include "graph/graph_state.h"
 
+#include <type_traits>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "columnar/builder.h"
+#include "util/json_text.h"
 
 namespace omnigraph::graph {
 namespace {
@@ -63,6 +66,31 @@ Result<uint64_t> RequireU64(const Array& column, int64_t row, std::string_view w
   return column.Value<uint64_t>(row);
 }
 
+// Appends `"name":value` to the JSON object text in `*object`, opening it
+// with `{` or separating with `,`. Callers add members in sorted key order
+// (as nlohmann's default object writes them) and close with `}`.
+void JsonMemberName(std::string* object, std::string_view name) {
+  object->push_back(object->empty() ? '{' : ',');
+  AppendJsonString(object, name);
+  object->push_back(':');
+}
+void JsonMember(std::string* object, std::string_view name, std::string_view value) {
+  JsonMemberName(object, name);
+  AppendJsonString(object, value);
+}
+void JsonMember(std::string* object, std::string_view name, const char* value) {
+  JsonMember(object, name, std::string_view(value));
+}
+void JsonMember(std::string* object, std::string_view name, const std::string& value) {
+  JsonMember(object, name, std::string_view(value));
+}
+template <typename Integer>
+  requires std::is_integral_v<Integer>
+void JsonMember(std::string* object, std::string_view name, Integer value) {
+  JsonMemberName(object, name);
+  object->append(std::to_string(value));
+}
+
 }  // namespace
 
 std::string TableIdentity::ObjectId() const { return fmt::format("table:{:016x}:{:016x}", stable_id, incarnation_id); }
@@ -100,19 +128,25 @@ Result<RecordBatchPtr> EncodeGraphState(const GraphState& state) {
   auto empty_columns = [&](std::initializer_list<int> columns) {
     for (int c : columns) rows.builders[c]->AppendNull();
   };
+  // Metadata JSON is written directly, keys in sorted order (every
+  // publication writes one row per table, so a JSON document per row was
+  // a measurable share of an insert).
+  std::string metadata;
   for (const auto& [key, table] : state.tables) {
-    json metadata = {{"state", "pinned"},
-                     {"transaction_uuid", table.pin.transaction_uuid},
-                     {"last_linear_version", table.pin.last_linear_version},
-                     {"manifest_path", table.pin.manifest_path},
-                     {"manifest_size", table.pin.manifest_size},
-                     {"naming_scheme", "V2"}};
+    metadata.clear();
+    JsonMember(&metadata, "last_linear_version", table.pin.last_linear_version);
+    JsonMember(&metadata, "manifest_path", table.pin.manifest_path);
+    JsonMember(&metadata, "manifest_size", table.pin.manifest_size);
+    JsonMember(&metadata, "naming_scheme", "V2");
     // Detached ids exceed 2^53: keep them exact as decimal text.
-    if (table.pin.staged_version) metadata["staged_version"] = std::to_string(*table.pin.staged_version);
+    if (table.pin.staged_version) JsonMember(&metadata, "staged_version", std::to_string(*table.pin.staged_version));
+    JsonMember(&metadata, "state", "pinned");
+    JsonMember(&metadata, "transaction_uuid", table.pin.transaction_uuid);
+    metadata.push_back('}');
     rows.text(kObjectId).Append(table.identity.ObjectId());
     rows.text(kObjectType).Append(kTableRow);
     rows.text(kLocation).Append(table.location);
-    rows.text(kMetadata).Append(metadata.dump());
+    rows.text(kMetadata).Append(metadata);
     rows.text(kTableKey).Append(table.table_key);
     rows.u64(kStableTableId).Append(table.identity.stable_id);
     rows.u64(kIncarnationId).Append(table.identity.incarnation_id);
@@ -122,27 +156,35 @@ Result<RecordBatchPtr> EncodeGraphState(const GraphState& state) {
     empty_columns({kSchemaSource, kSchemaIr});
   }
   const CommitRecord& head = state.head;
-  json commit = {{"created_at", head.created_at_us}, {"generation", head.generation}, {"block", head.block},
-                 {"slot", head.slot}, {"branch_identity", state.branch_identity}};
-  if (head.parent_id) commit["parent_commit_id"] = *head.parent_id;
-  if (head.merged_parent_id) commit["merged_parent_commit_id"] = *head.merged_parent_id;
-  if (head.actor_id) commit["actor_id"] = *head.actor_id;
+  metadata.clear();
+  if (head.actor_id) JsonMember(&metadata, "actor_id", *head.actor_id);
+  JsonMember(&metadata, "block", head.block);
+  JsonMember(&metadata, "branch_identity", state.branch_identity);
+  JsonMember(&metadata, "created_at", head.created_at_us);
+  JsonMember(&metadata, "generation", head.generation);
+  if (head.merged_parent_id) JsonMember(&metadata, "merged_parent_commit_id", *head.merged_parent_id);
+  if (head.parent_id) JsonMember(&metadata, "parent_commit_id", *head.parent_id);
+  JsonMember(&metadata, "slot", head.slot);
+  metadata.push_back('}');
   rows.text(kObjectId).Append(head.id);
   rows.text(kObjectType).Append(kCommitRow);
   rows.text(kLocation).AppendNull();
-  rows.text(kMetadata).Append(commit.dump());
+  rows.text(kMetadata).Append(metadata);
   rows.text(kTableKey).AppendNull();
   empty_columns({kStableTableId, kIncarnationId});
   rows.u64(kTableVersion).Append(head.manifest_version);
   rows.SetText(kTableBranch, head.graph_branch);
   empty_columns({kRowCount, kSchemaSource, kSchemaIr});
 
-  json contract = {{"schema_ir_hash", state.schema.ir_hash}, {"schema_identity_version", 1},
-                   {"schema_identity_domain", "omnigraph"}};
+  metadata.clear();
+  JsonMember(&metadata, "schema_identity_domain", "omnigraph");
+  JsonMember(&metadata, "schema_identity_version", 1);
+  JsonMember(&metadata, "schema_ir_hash", state.schema.ir_hash);
+  metadata.push_back('}');
   rows.text(kObjectId).Append(kContractRow);
   rows.text(kObjectType).Append(kContractRow);
   rows.text(kLocation).AppendNull();
-  rows.text(kMetadata).Append(contract.dump());
+  rows.text(kMetadata).Append(metadata);
   empty_columns({kTableKey, kStableTableId, kIncarnationId, kTableVersion, kTableBranch, kRowCount});
   rows.text(kSchemaSource).Append(state.schema.source);
   rows.text(kSchemaIr).Append(state.schema.ir);
