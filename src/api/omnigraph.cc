@@ -104,7 +104,8 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
 }
 
 Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
-  if (!std::filesystem::is_directory(uri)) return NotFound(fmt::format("no graph at '{}'", uri));
+  // Named as GraphStore::Open names an empty directory: by absolute path.
+  if (!std::filesystem::is_directory(uri)) return NotFound(fmt::format("no graph at '{}'", LocalStore(uri).Uri("")));
   OG_ASSIGN_OR_RETURN(auto graph, graph::GraphStore::Open(LocalStore::Make(uri), ""));
   return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(graph)));
 }

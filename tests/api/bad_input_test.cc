@@ -659,6 +659,14 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
     EXPECT_EQ(run.out, "") << command;
   }
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/fresh"));
+  // A missing graph is named by its absolute path, whether or not its
+  // directory exists.
+  std::filesystem::create_directories(Path("empty"));
+  for (const char* name : {"empty", "missing"}) {
+    CliRun none = Run(std::string("snapshot ") + name);
+    EXPECT_EQ(none.rc, 1) << name;
+    EXPECT_EQ(none.err, "error: no graph at '" + Path(name) + "'\n") << name;
+  }
   // An object-store URI is refused by name, not reported as a missing graph.
   CliRun s3 = Run("query count_all --store s3://bucket/g --query q.gq");
   EXPECT_EQ(s3.rc, 1);
