@@ -176,6 +176,31 @@ void BM_OpenDetachedReadOneRow(benchmark::State& state) {
 }
 BENCHMARK(BM_OpenDetachedReadOneRow)->Unit(benchmark::kMicrosecond)->Iterations(2000);
 
+// Open a table written by 256 one-row commits and read it whole, as a
+// one-shot CLI process does before compaction: the cost is per data file
+// (open, footer, descriptor, column metadata), not per row. The files are in
+// the page cache; the process-wide caches are what a second read in one
+// process would find.
+void BM_ReadManySmallFragments(benchmark::State& state) {
+  const int fragments = 256;
+  SchemaPtr schema = WideSchema();
+  std::string dir = ScratchDir("small-fragments");
+  auto store = LocalStore::Make(dir);
+  Dataset ds = *table::Dataset::Create(store, "t.lance", *schema, {WideBatch(schema, 0, 1)});
+  for (int i = 1; i < fragments; ++i) ds = *table::CommitLinear(*table::StageAppend(ds, {WideBatch(schema, i, 1)}));
+  std::vector<double> micros;
+  for (auto _ : state) {
+    auto start = Clock::now();
+    auto opened = table::Dataset::Open(store, "t.lance", table::VersionRef::Latest());
+    auto rows = opened->ToBatch({});
+    micros.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    if (!rows.ok() || (*rows)->num_rows() != fragments) state.SkipWithError("did not read every row");
+  }
+  ReportPercentiles(state, &micros);
+  state.counters["us_per_fragment"] = micros.empty() ? 0 : micros[micros.size() / 2] / fragments;
+}
+BENCHMARK(BM_ReadManySmallFragments)->Unit(benchmark::kMicrosecond)->Iterations(200);
+
 // The physical floor on this disk: write a 4 KiB file, fdatasync it, link it
 // to a new name and fsync the directory (what any durable create-if-absent
 // costs), for comparison with the commit benchmarks.

@@ -8,8 +8,12 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+
+#include <google/protobuf/arena.h>
 
 #include "encodings21.pb.h"
 #include "file.pb.h"
@@ -58,46 +62,123 @@ struct TopField {
   std::vector<LeafPath> paths;  // one per column
 };
 
+// What a data file's schema tells the reader: its readable top-level
+// fields, their leaf columns and paths. Every file written with one table
+// schema carries the same schema bytes, so a process shares one layout per
+// distinct schema instead of parsing it again for each file (a table written
+// by many small commits is mostly files to open).
+struct FileLayout {
+  SchemaPtr schema;
+  std::vector<TopField> top_fields;
+  std::map<int32_t, int> top_by_id;
+  int total_columns = 0;
+  // False when a field is unreadable: its Unsupported status names the file
+  // it was built for, so such a layout is never shared.
+  bool shareable = true;
+};
+using FileLayoutPtr = std::shared_ptr<const FileLayout>;
+
+// Layouts already built, by the serialized Schema they came from. Bounded:
+// a process rarely sees more than a few schemas per table.
+class FileLayoutCache {
+ public:
+  static FileLayoutCache& Instance() {
+    static FileLayoutCache cache;
+    return cache;
+  }
+  FileLayoutPtr Find(std::string_view schema_bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = layouts_.find(schema_bytes);
+    return it == layouts_.end() ? nullptr : it->second;
+  }
+  void Insert(std::string_view schema_bytes, FileLayoutPtr layout) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (layouts_.size() >= kMaxLayouts) layouts_.clear();
+    layouts_.emplace(std::string(schema_bytes), std::move(layout));
+  }
+
+ private:
+  static constexpr size_t kMaxLayouts = 256;
+  std::mutex mutex_;
+  std::map<std::string, FileLayoutPtr, std::less<>> layouts_;
+};
+
+// Reads a base-128 varint at `*pos` of [p, p + size); false when truncated
+// or longer than 64 bits.
+bool ReadVarint(const uint8_t* p, size_t size, size_t* pos, uint64_t* out) {
+  *out = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (*pos >= size) return false;
+    uint8_t b = p[(*pos)++];
+    *out |= static_cast<uint64_t>(b & 0x7F) << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// Skips the value of a field with `key` at `*pos`; false when truncated or
+// of a wire type we do not skip (groups).
+bool SkipField(const uint8_t* p, size_t size, size_t* pos, uint64_t key) {
+  uint64_t n;
+  switch (key & 7) {
+    case 0: return ReadVarint(p, size, pos, &n);
+    case 1: n = 8; break;
+    case 5: n = 4; break;
+    case 2:
+      if (!ReadVarint(p, size, pos, &n)) return false;
+      break;
+    default: return false;
+  }
+  if (n > size - *pos) return false;
+  *pos += n;
+  return true;
+}
+
+// Splits a serialized FileDescriptor (1: schema, 2: length) without parsing
+// the schema. False when the bytes are not exactly one schema and at most
+// one length; the caller then parses them in full.
+bool SplitFileDescriptor(std::string_view bytes, std::string_view* schema, uint64_t* length) {
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
+  size_t pos = 0;
+  bool seen_schema = false, seen_length = false;
+  *length = 0;
+  while (pos < bytes.size()) {
+    uint64_t key, n;
+    if (!ReadVarint(p, bytes.size(), &pos, &key)) return false;
+    if (key == (1 << 3 | 2) && !seen_schema) {
+      if (!ReadVarint(p, bytes.size(), &pos, &n) || n > bytes.size() - pos) return false;
+      *schema = bytes.substr(pos, n);
+      pos += n;
+      seen_schema = true;
+    } else if (key == (2 << 3 | 0) && !seen_length) {
+      if (!ReadVarint(p, bytes.size(), &pos, length)) return false;
+      seen_length = true;
+    } else if (key >> 3 == 1 || key >> 3 == 2) {
+      return false;  // repeated or mistyped: protobuf's merge rules apply
+    } else if (!SkipField(p, bytes.size(), &pos, key)) {
+      return false;  // unknown fields (our checksum) are skipped
+    }
+  }
+  return seen_schema;
+}
+
 // Parses a serialized google.protobuf.Any (1: type_url, 2: value) by hand:
 // libprotobuf would log UTF-8 complaints for a corrupt type_url.
 bool ParseAny(const std::string& bytes, std::string* type_url, std::string* value) {
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   const size_t size = bytes.size();
   size_t pos = 0;
-  auto varint = [&](uint64_t* out) {
-    *out = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos >= size) return false;
-      uint8_t b = p[pos++];
-      *out |= static_cast<uint64_t>(b & 0x7F) << shift;
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  };
   while (pos < size) {
     uint64_t key, n;
-    if (!varint(&key)) return false;
-    switch (key & 7) {
-      case 0:
-        if (!varint(&n)) return false;
-        break;
-      case 1:
-        if (size - pos < 8) return false;
-        pos += 8;
-        break;
-      case 5:
-        if (size - pos < 4) return false;
-        pos += 4;
-        break;
-      case 2: {
-        if (!varint(&n) || n > size - pos) return false;
-        if (key >> 3 == 1) type_url->assign(bytes, pos, n);
-        if (key >> 3 == 2) value->assign(bytes, pos, n);
-        pos += n;
-        break;
-      }
-      default: return false;
+    if (!ReadVarint(p, size, &pos, &key)) return false;
+    if ((key & 7) != 2) {
+      if (!SkipField(p, size, &pos, key)) return false;
+      continue;
     }
+    if (!ReadVarint(p, size, &pos, &n) || n > size - pos) return false;
+    if (key >> 3 == 1) type_url->assign(bytes, pos, n);
+    if (key >> 3 == 2) value->assign(bytes, pos, n);
+    pos += n;
   }
   return true;
 }
@@ -217,28 +298,23 @@ class DataFileReaderImpl final : public DataFileReader {
     if (ours_ && descriptor_state != ChecksumState::kValid) {
       return CorruptData(fmt::format("{}: file descriptor lacks its checksum", where_));
     }
-    ::lance::file::FileDescriptor descriptor;
-    if (!descriptor.ParseFromArray(descriptor_bytes->data(), static_cast<int>(descriptor_bytes->size()))) {
-      return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
-    }
-    num_rows_ = descriptor.length();
-    OG_RETURN_IF_ERROR(BuildSchema(descriptor.schema()));
-    if (static_cast<uint64_t>(total_columns_) != num_columns) {
+    OG_RETURN_IF_ERROR(ReadLayout(descriptor_bytes->view()));
+    if (static_cast<uint64_t>(layout_->total_columns) != num_columns) {
       return CorruptData(fmt::format("{}: schema has {} leaf fields but the file has {} columns", where_,
-                                     total_columns_, num_columns));
+                                     layout_->total_columns, num_columns));
     }
     return Status::OK();
   }
 
   uint64_t num_rows() const override { return num_rows_; }
-  const SchemaPtr& schema() const override { return schema_; }
+  const SchemaPtr& schema() const override { return layout_->schema; }
 
   Result<ArrayPtr> ReadField(int32_t field_id, uint64_t start, uint64_t count) override {
-    auto it = top_by_id_.find(field_id);
-    if (it == top_by_id_.end()) {
+    auto it = layout_->top_by_id.find(field_id);
+    if (it == layout_->top_by_id.end()) {
       return NotFound(fmt::format("{}: no top-level field with id {}", where_, field_id));
     }
-    TopField& top = top_fields_[it->second];
+    const TopField& top = layout_->top_fields[static_cast<size_t>(it->second)];
     if (top.field == nullptr) return top.unsupported;
     if (start > num_rows_ || count > num_rows_ - start) {
       return InvalidArgument(
@@ -271,10 +347,35 @@ class DataFileReaderImpl final : public DataFileReader {
     return file_->ReadAt(offset, length);
   }
 
-  // Builds schema_, top_fields_ and the leaf paths from the flattened
-  // schema. Top-level fields we cannot read stay out of schema_ and make
-  // ReadField return Unsupported.
-  Status BuildSchema(const ::lance::file::Schema& proto) {
+  // Sets num_rows_ and layout_ from the serialized FileDescriptor, sharing
+  // the layout of an identical schema seen before.
+  Status ReadLayout(std::string_view descriptor_bytes) {
+    std::string_view schema_bytes;
+    if (!SplitFileDescriptor(descriptor_bytes, &schema_bytes, &num_rows_)) {
+      ::lance::file::FileDescriptor descriptor;
+      if (!descriptor.ParseFromArray(descriptor_bytes.data(), static_cast<int>(descriptor_bytes.size()))) {
+        return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
+      }
+      num_rows_ = descriptor.length();
+      OG_ASSIGN_OR_RETURN(layout_, BuildLayout(descriptor.schema()));
+      return Status::OK();
+    }
+    FileLayoutCache& cache = FileLayoutCache::Instance();
+    if ((layout_ = cache.Find(schema_bytes))) return Status::OK();
+    ::lance::file::Schema schema;
+    if (!schema.ParseFromArray(schema_bytes.data(), static_cast<int>(schema_bytes.size()))) {
+      return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
+    }
+    OG_ASSIGN_OR_RETURN(layout_, BuildLayout(schema));
+    if (layout_->shareable) cache.Insert(schema_bytes, layout_);
+    return Status::OK();
+  }
+
+  // The layout of the flattened schema `proto`. Top-level fields we cannot
+  // read stay out of its schema and make ReadField return Unsupported.
+  Result<FileLayoutPtr> BuildLayout(const ::lance::file::Schema& proto) const {
+    auto layout = std::make_shared<FileLayout>();
+    std::vector<TopField>& top_fields = layout->top_fields;
     const auto& fields = proto.fields();
     std::map<int32_t, int> index_of_id;
     std::vector<std::vector<int>> children(static_cast<size_t>(fields.size()));
@@ -323,13 +424,15 @@ class DataFileReaderImpl final : public DataFileReader {
         Status st = CollectLeafPaths(field, &top.paths);
         if (!st.ok()) {
           top.unsupported = Unsupported(fmt::format("{}: field '{}': {}", where_, top.name, st.message()));
+          layout->shareable = false;
           top.paths.clear();
         } else {
-          supported_index.emplace_back(top_fields_.size(), supported.size());
+          supported_index.emplace_back(top_fields.size(), supported.size());
           supported.push_back(field);
         }
       } else if (!parsed.ok() && parsed.status().code() == ErrorCode::kUnsupported) {
         top.unsupported = parsed.status();
+        layout->shareable = false;
       } else if (!parsed.ok()) {
         return parsed.status();
       } else {
@@ -337,52 +440,60 @@ class DataFileReaderImpl final : public DataFileReader {
       }
       if (top.field == nullptr && top.paths.empty()) top.num_columns = leaves;
       column += top.num_columns;
-      top_by_id_[top.id] = static_cast<int>(top_fields_.size());
-      top_fields_.push_back(std::move(top));
+      layout->top_by_id[top.id] = static_cast<int>(top_fields.size());
+      top_fields.push_back(std::move(top));
     }
-    total_columns_ = column;
+    layout->total_columns = column;
     Metadata metadata;
     for (const auto& [key, value] : proto.metadata()) metadata[key] = value;
-    schema_ = std::make_shared<const Schema>(std::move(supported), std::move(metadata));
+    layout->schema = std::make_shared<const Schema>(std::move(supported), std::move(metadata));
     for (const auto& [top_index, schema_index] : supported_index) {
-      top_fields_[top_index].field = &schema_->field(static_cast<int>(schema_index));
+      top_fields[top_index].field = &layout->schema->field(static_cast<int>(schema_index));
     }
-    return Status::OK();
+    return FileLayoutPtr(std::move(layout));
   }
 
   Status ParseColumn(int index, Column* column) {
-    std::string where = fmt::format("{}: column {}", where_, index);
+    // Formatted only for an error: a small file's columns are parsed once
+    // each, and most reads never fail.
+    auto where = [&] { return fmt::format("{}: column {}", where_, index); };
     std::string_view meta_bytes(reinterpret_cast<const char*>(Meta(column->meta_pos)), column->meta_size);
     ChecksumState state = CheckTrailingChecksum(meta_bytes);
     if (state == ChecksumState::kMismatch) {
-      return CorruptData(fmt::format("{}: column metadata checksum does not match its bytes", where));
+      return CorruptData(fmt::format("{}: column metadata checksum does not match its bytes", where()));
     }
     if (state == ChecksumState::kAbsent && ours_) {
-      return CorruptData(fmt::format("{}: column metadata lacks its checksum", where));
+      return CorruptData(fmt::format("{}: column metadata lacks its checksum", where()));
     }
-    ::lance::file::v2::ColumnMetadata meta;
+    // The parsed message is scratch: an arena frees its tree at once.
+    alignas(8) char initial_block[4096];
+    google::protobuf::ArenaOptions arena_options;
+    arena_options.initial_block = initial_block;
+    arena_options.initial_block_size = sizeof(initial_block);
+    google::protobuf::Arena arena(arena_options);
+    auto& meta = *google::protobuf::Arena::CreateMessage<::lance::file::v2::ColumnMetadata>(&arena);
     if (!meta.ParseFromArray(meta_bytes.data(), static_cast<int>(meta_bytes.size()))) {
-      return CorruptData(fmt::format("{}: undecodable column metadata", where));
+      return CorruptData(fmt::format("{}: undecodable column metadata", where()));
     }
     if (meta.has_encoding()) {
       const auto& encoding = meta.encoding();
-      if (!encoding.has_direct()) return Unsupported(fmt::format("{}: deferred or empty column encoding", where));
+      if (!encoding.has_direct()) return Unsupported(fmt::format("{}: deferred or empty column encoding", where()));
       std::string type_url, value;
       if (!ParseAny(encoding.direct().encoding(), &type_url, &value)) {
-        return CorruptData(fmt::format("{}: undecodable column encoding", where));
+        return CorruptData(fmt::format("{}: undecodable column encoding", where()));
       }
       if (type_url != kColumnEncodingTypeUrl) {
-        return Unsupported(fmt::format("{}: column encoding '{}'", where, Printable(type_url)));
+        return Unsupported(fmt::format("{}: column encoding '{}'", where(), Printable(type_url)));
       }
       pb::ColumnEncoding column_encoding;
       if (!column_encoding.ParseFromString(value)) {
-        return CorruptData(fmt::format("{}: undecodable column encoding", where));
+        return CorruptData(fmt::format("{}: undecodable column encoding", where()));
       }
       if (column_encoding.column_encoding_case() == pb::ColumnEncoding::kBlob) {
-        return Unsupported(fmt::format("{}: blob column encoding", where));
+        return Unsupported(fmt::format("{}: blob column encoding", where()));
       }
       if (column_encoding.column_encoding_case() == pb::ColumnEncoding::kZoneIndex) {
-        return Unsupported(fmt::format("{}: zone-index column encoding", where));
+        return Unsupported(fmt::format("{}: zone-index column encoding", where()));
       }
     }
     uint64_t row = 0;
@@ -391,42 +502,42 @@ class DataFileReaderImpl final : public DataFileReader {
       const auto& page = meta.pages(p);
       PageRef& ref = column->pages[static_cast<size_t>(p)];
       if (page.buffer_offsets_size() != page.buffer_sizes_size()) {
-        return CorruptData(fmt::format("{} page {}: {} buffer offsets but {} sizes", where, p,
+        return CorruptData(fmt::format("{} page {}: {} buffer offsets but {} sizes", where(), p,
                                        page.buffer_offsets_size(), page.buffer_sizes_size()));
       }
       for (int b = 0; b < page.buffer_offsets_size(); ++b) {
         uint64_t offset = page.buffer_offsets(b), size = page.buffer_sizes(b);
         if (offset > data_end_ || size > data_end_ - offset) {
           return CorruptData(fmt::format("{} page {}: buffer {} [{}, +{}) lies outside the data region of {} bytes",
-                                         where, p, b, offset, size, data_end_));
+                                         where(), p, b, offset, size, data_end_));
         }
         ref.offsets.push_back(offset);
         ref.sizes.push_back(size);
       }
       if (page.has_checksum()) ref.checksum = page.checksum();
-      if (ours_ && !ref.checksum) return CorruptData(fmt::format("{} page {}: page lacks its checksum", where, p));
+      if (ours_ && !ref.checksum) return CorruptData(fmt::format("{} page {}: page lacks its checksum", where(), p));
       ref.num_rows = page.length();
       ref.first_row = row;
       if (ref.num_rows > num_rows_ - row) {
-        return CorruptData(fmt::format("{}: pages hold more than the file's {} rows", where, num_rows_));
+        return CorruptData(fmt::format("{}: pages hold more than the file's {} rows", where(), num_rows_));
       }
       row += ref.num_rows;
       if (!page.encoding().has_direct())
-        return Unsupported(fmt::format("{} page {}: non-direct page encoding", where, p));
+        return Unsupported(fmt::format("{} page {}: non-direct page encoding", where(), p));
       std::string type_url, value;
       if (!ParseAny(page.encoding().direct().encoding(), &type_url, &value)) {
-        return CorruptData(fmt::format("{} page {}: undecodable page encoding", where, p));
+        return CorruptData(fmt::format("{} page {}: undecodable page encoding", where(), p));
       }
       if (type_url != kPageLayoutTypeUrl) {
         return Unsupported(
-            fmt::format("{} page {}: page encoding '{}' (not a 2.1 page layout)", where, p, Printable(type_url)));
+            fmt::format("{} page {}: page encoding '{}' (not a 2.1 page layout)", where(), p, Printable(type_url)));
       }
       if (!ref.layout.ParseFromString(value)) {
-        return CorruptData(fmt::format("{} page {}: undecodable page layout", where, p));
+        return CorruptData(fmt::format("{} page {}: undecodable page layout", where(), p));
       }
     }
     if (row != num_rows_) {
-      return CorruptData(fmt::format("{}: pages hold {} rows, the file has {}", where, row, num_rows_));
+      return CorruptData(fmt::format("{}: pages hold {} rows, the file has {}", where(), row, num_rows_));
     }
     // Empty pages hold no rows; dropping them keeps the page search simple.
     column->pages.erase(
@@ -608,10 +719,7 @@ class DataFileReaderImpl final : public DataFileReader {
   uint64_t data_end_ = 0;
   BufferPtr meta_;
   uint64_t meta_start_ = 0;
-  SchemaPtr schema_;
-  std::vector<TopField> top_fields_;
-  std::map<int32_t, int> top_by_id_;
-  int total_columns_ = 0;
+  FileLayoutPtr layout_;
   std::vector<Column> columns_;
   bool ours_ = false;  // the FileDescriptor carries a valid checksum
 };

@@ -107,6 +107,58 @@ TEST(DataFileReaderTest, LogicalTypesOutsideOurTypesAreUnsupportedByField) {
   }
 }
 
+// Files with identical schema bytes share one parsed layout per process;
+// files whose schemas differ in one type, or whose row counts differ, must
+// still each be read by their own.
+TEST(DataFileReaderTest, SharedLayoutsKeepDifferentFilesApart) {
+  auto write = [](DataTypePtr a_type, DataTypePtr s_type, std::vector<Scalar> a, std::vector<Scalar> s) {
+    SchemaPtr schema = MakeSchema({Field("a", a_type), Field("s", s_type)});
+    auto rows = static_cast<int64_t>(a.size());
+    auto batch = std::make_shared<const RecordBatch>(
+        schema, rows, std::vector<ArrayPtr>{FromScalars(a_type, a), FromScalars(s_type, s)});
+    return WriteBytes(schema, {batch});
+  };
+  const std::string ints_first = write(DataType::Int32(), DataType::Utf8(), {I(1), I(2), I(3)}, {S("x"), S("y"), S("z")});
+  const std::string ints_first_longer =
+      write(DataType::Int32(), DataType::Utf8(), {I(7), I(8), I(9), I(10), I(11)}, {S("p"), S("q"), S("r"), S("s"), S("t")});
+  const std::string strings_first = write(DataType::Utf8(), DataType::Int32(), {S("u"), S("v")}, {I(5), I(6)});
+  for (int round = 0; round < 2; ++round) {
+    auto first = DataFileReader::Open(std::make_unique<MemoryObject>(ints_first, "one.lance"));
+    auto longer = DataFileReader::Open(std::make_unique<MemoryObject>(ints_first_longer, "two.lance"));
+    auto swapped = DataFileReader::Open(std::make_unique<MemoryObject>(strings_first, "three.lance"));
+    ASSERT_TRUE(first.ok() && longer.ok() && swapped.ok());
+    EXPECT_EQ((*first)->num_rows(), 3u);
+    EXPECT_EQ((*longer)->num_rows(), 5u);
+    EXPECT_EQ((*swapped)->num_rows(), 2u);
+    EXPECT_EQ((*first)->schema()->field(0).type->id(), TypeId::kInt32);
+    EXPECT_EQ((*swapped)->schema()->field(0).type->id(), TypeId::kUtf8);
+    auto a = (*longer)->ReadField(0, 0, 5);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    EXPECT_EQ((*a)->Value<int32_t>(4), 11);
+    auto s = (*swapped)->ReadField(1, 0, 2);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ((*s)->Value<int32_t>(1), 6);
+    auto u = (*swapped)->ReadField(0, 0, 2);
+    ASSERT_TRUE(u.ok()) << u.status().ToString();
+    EXPECT_EQ((*u)->GetView(0), "u");
+  }
+}
+
+// A field we cannot read is reported naming the file read, not another file
+// with the same schema read earlier in the process.
+TEST(DataFileReaderTest, UnreadableFieldsNameTheFileBeingRead) {
+  std::string bytes = SmallFile();
+  Replace(&bytes, "int32", "int16");
+  RefreshChecksums(&bytes);
+  for (const char* path : {"first.lance", "second.lance"}) {
+    auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes, path));
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    auto read = (*reader)->ReadField(0, 0, 3);
+    ASSERT_EQ(read.status().code(), ErrorCode::kUnsupported);
+    EXPECT_NE(read.status().message().find(path), std::string::npos) << read.status().message();
+  }
+}
+
 TEST(DataFileReaderTest, ForeignColumnAndPageEncodingsAreUnsupported) {
   std::string bytes = SmallFile();
   std::string blob = bytes;
