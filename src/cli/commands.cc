@@ -653,6 +653,10 @@ int Run(int argc, char** argv) {
   commit_show->add_option("id", commit_id, "graph commit id")->required();
   commit_show->callback([&] {
     if (Status st = PrepareVerb(&flags, "commit show", {}); !st.ok()) return void(exit_code = Fail(st));
+    if (show_uri.empty() && flags.store.empty() && flags.default_store.empty()) {
+      return void(exit_code = Fail(UsageError("no graph given: pass --uri <graph> or --store <path> (or set "
+                                              "defaults.store in the operator config)")));
+    }
     auto graph = OpenGraph(show_uri, flags);
     if (!graph.ok()) return void(exit_code = Fail(graph.status()));
     auto c = (*graph)->ShowCommit(commit_id);

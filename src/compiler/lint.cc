@@ -15,6 +15,11 @@ namespace omnigraph::compiler {
 namespace {
 
 constexpr const char* kHardcodedMutationWarning = "mutation declares no params; hardcoded mutations are easy to miss";
+// The D2 rule (§3.2) is a run-time refusal, not a type error: lint passes
+// such a query, as upstream does, but says it cannot run.
+constexpr const char* kMixedMutationWarning =
+    "mixes inserts/updates and deletes, so `mutate` refuses it; split it into (1) inserts and updates, then (2) "
+    "deletes";
 
 std::string ScalarValueKind(ScalarKind k) {
   switch (k) {
@@ -116,13 +121,24 @@ LintReport LintQueries(const Catalog& catalog, std::string_view query_source, st
     return report;
   }
   std::map<std::string, UpdateCoverage> coverage;
+  std::map<std::string, const query::QueryDecl*> first_by_name;
   for (const query::QueryDecl& q : parsed->queries) {
     LintQueryResult r;
     r.name = q.name;
     r.is_mutation = q.is_mutation;
     if (q.is_mutation && q.params.empty()) r.warnings.push_back(kHardcodedMutationWarning);
-    Result<ir::QueryIR> checked = TypeCheck(catalog, q);
+    // Running a query by name picks its first declaration; a later one with
+    // the same name can never run.
+    auto [first, inserted] = first_by_name.emplace(q.name, &q);
+    if (!inserted) {
+      r.warnings.push_back(fmt::format("a query named `{}` is already declared at line {}; this one can never run",
+                                       q.name, first->second->location.line));
+    }
+    CompileOptions options;
+    options.enforce_d2 = false;
+    Result<ir::QueryIR> checked = TypeCheck(catalog, q, options);
     if (checked.ok()) {
+      if (checked->is_mutation && !CheckMutationKinds(*checked).ok()) r.warnings.push_back(kMixedMutationWarning);
       r.operation = DescribeOperation(*checked);
       for (const ir::MutationStatement& s : checked->statements) {
         if (s.kind != ir::MutationStatement::Kind::kUpdate) continue;

@@ -776,6 +776,32 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(Run("query count_all --name by_age --store g --query q.gq").rc, 2);
 }
 
+// `commit show` takes its graph only by flag (§5.2): without one, the
+// message names the flag instead of a positional URI it would refuse. A
+// mutation mixing inserts and deletes passes lint with a warning (§6.4:
+// errors are parse and type errors) and is refused by `mutate` (§3.2).
+TEST_F(CliBadInputTest, CommitShowNamesItsFlagAndLintWarnsOnMixedMutations) {
+  CliRun show = Run("commit show 01ARZ3NDEKTSV4RRFFQ69G5FAV");
+  EXPECT_EQ(show.rc, 2);
+  EXPECT_EQ(show.err,
+            "error: no graph given: pass --uri <graph> or --store <path> (or set defaults.store in the operator "
+            "config)\n");
+  WriteFile(Path("schema.pg"), kSchema);
+  WriteFile(Path("mixed.gq"), "query swap($n: String) {\n  insert Company { name: $n }\n  delete Company where name = $n\n}\n");
+  CliRun lint = Run("lint --query mixed.gq --schema schema.pg");
+  EXPECT_EQ(lint.rc, 0) << lint.err;
+  EXPECT_EQ(lint.out,
+            "OK    query `swap` (mutation)\n"
+            "WARN  query `swap`: mixes inserts/updates and deletes, so `mutate` refuses it; split it into (1) inserts "
+            "and updates, then (2) deletes\n"
+            "INFO  Lint complete: 1 queries processed (0 error(s), 1 warning(s), 0 info item(s))\n");
+  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+  CliRun mutate = Run("mutate swap --store g --query mixed.gq --params '{\"n\":\"x\"}'");
+  EXPECT_EQ(mutate.rc, 1);
+  EXPECT_EQ(mutate.err.substr(0, 84),
+            "error: mutation 'swap' on the same query mixes inserts/updates and deletes; split in");
+}
+
 // The operator config (§5.5) supplies defaults the command line overrides:
 // the read format (--json > --format > defaults.output > table), the table
 // layout, the graph (positional/--store > defaults.store) and the actor of

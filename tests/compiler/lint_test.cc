@@ -145,14 +145,41 @@ TEST(Lint, NoL201WithoutUpdatesOrWhenEverythingIsAssigned) {
   EXPECT_EQ(bad.findings[0].query_names, std::vector<std::string>{"w"});
 }
 
-TEST(Lint, MixedMutationIsAnError) {
+// The D2 rule is enforced by `mutate`, not by type checking (§3.2, §6.4):
+// lint passes the query, describes it, and warns that it will be refused.
+TEST(Lint, MixedMutationPassesWithAWarning) {
   Catalog c = MustCompile(kSchema);
   LintReport r = LintQueries(c, "query m($n: String) { insert Company { name: $n } delete Company where name = $n }",
                              "q.gq", FileSource());
-  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.errors, 0u);
+  EXPECT_EQ(r.warnings, 1u);
   ASSERT_EQ(r.results.size(), 1u);
-  EXPECT_EQ(r.results[0].error->substr(0, 70),
-            "mutation 'm' on the same query mixes inserts/updates and deletes; spli");
+  EXPECT_TRUE(r.results[0].ok);
+  EXPECT_FALSE(r.results[0].error.has_value());
+  ASSERT_TRUE(r.results[0].operation.has_value());
+  EXPECT_EQ(r.results[0].warnings,
+            std::vector<std::string>{"mixes inserts/updates and deletes, so `mutate` refuses it; split it into (1) "
+                                     "inserts and updates, then (2) deletes"});
+  EXPECT_EQ(r.ToHuman(),
+            "OK    query `m` (mutation)\n"
+            "WARN  query `m`: mixes inserts/updates and deletes, so `mutate` refuses it; split it into (1) inserts and "
+            "updates, then (2) deletes\n"
+            "INFO  Lint complete: 1 queries processed (0 error(s), 1 warning(s), 0 info item(s))\n");
+}
+
+TEST(Lint, ARepeatedQueryNameWarnsOnTheDeclarationThatCannotRun) {
+  Catalog c = MustCompile(kSchema);
+  LintReport r = LintQueries(c, "query a() { match { $c: Company } return { $c.name } }\n"
+                                "query b() { match { $c: Company } return { $c.name } }\n"
+                                "query a() { match { $c: Company } return { count($c) } }\n",
+                             "q.gq", FileSource());
+  EXPECT_TRUE(r.ok);
+  EXPECT_EQ(r.warnings, 1u);
+  ASSERT_EQ(r.results.size(), 3u);
+  EXPECT_TRUE(r.results[0].warnings.empty());
+  EXPECT_EQ(r.results[2].warnings,
+            std::vector<std::string>{"a query named `a` is already declared at line 1; this one can never run"});
 }
 
 TEST(Lint, EmptyFile) {
