@@ -273,6 +273,18 @@ void GraphStore::RememberOpened(const TableEntry& table, const table::Dataset& c
   table_cache_.emplace(cache_key, committed);
 }
 
+// The error for a pinned table version whose objects are missing: its
+// manifest or a file it names was removed (a Lance cleanup of the table
+// does not see detached versions and deletes what only they reference).
+// `cause` names the missing object.
+Status PinnedVersionGone(const TableEntry& table, const Status& cause) {
+  return Status(ErrorCode::kVersionReclaimed,
+                fmt::format("{} version {} (published version {}) is gone: reclaimed by a cleanup, or removed from the "
+                            "store ({})",
+                            table.table_key, table.pin.LanceVersion(), table.pin.published_version, cause.message()),
+                {{"published_dataset_version", std::to_string(table.pin.published_version)}});
+}
+
 Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
   uint64_t version = table.pin.LanceVersion();
   std::string location = Key(table.location);
@@ -284,11 +296,7 @@ Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
   auto opened = table::Dataset::Open(store_, location, table::VersionRef::Version(version));
   if (!opened.ok()) {
     if (opened.status().code() == ErrorCode::kNotFound && table.pin.staged_version) {
-      return Status(ErrorCode::kVersionReclaimed,
-                    fmt::format("{} version {} (published version {}) is gone: reclaimed by cleanup, or removed "
-                                "from the store", table.table_key,
-                                version, table.pin.published_version),
-                    {{"published_dataset_version", std::to_string(table.pin.published_version)}});
+      return PinnedVersionGone(table, opened.status());
     }
     return opened.status();
   }
@@ -317,7 +325,9 @@ Result<TableDataPtr> GraphStore::LoadTable(const TableEntry& table) {
     }
   }
   OG_ASSIGN_OR_RETURN(table::Dataset dataset, OpenTable(table));
-  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, dataset.ToBatch({}));
+  auto read = dataset.ToBatch({});
+  if (!read.ok() && read.status().code() == ErrorCode::kNotFound) return PinnedVersionGone(table, read.status());
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, std::move(read));
   if (!rows->GetColumn("id")) return CorruptData(fmt::format("table '{}' has no id column", table.table_key));
   return CacheTableData(key, std::make_shared<const TableData>(std::move(rows)));
 }
@@ -457,9 +467,19 @@ Status GraphStore::VisitCommits(std::string_view branch, const std::function<boo
   if (!visit(state.head)) return Status::OK();
   // Every __manifest version holds exactly the head it published, so the
   // history of a linear branch is its versions, newest first.
-  for (uint64_t v = state.manifest_version; v-- > 1;) {
-    OG_ASSIGN_OR_RETURN(GraphState older, ReadState(branch, v));
-    if (!visit(older.head)) return Status::OK();
+  uint64_t visited = 1;
+  for (uint64_t v = state.manifest_version; v-- > 1; ++visited) {
+    auto older = ReadState(branch, v);
+    if (!older.ok() && older.status().code() == ErrorCode::kNotFound) {
+      // Older than a version that exists, so it existed: it was removed.
+      return Status(ErrorCode::kVersionReclaimed,
+                    fmt::format("graph history is incomplete: __manifest version {} is gone (reclaimed by a cleanup "
+                                "of __manifest, or removed from the store); the {} newer commits are intact",
+                                v, visited),
+                    {{"graph_manifest_version", std::to_string(v)}});
+    }
+    OG_RETURN_IF_ERROR(older.status());
+    if (!visit(older->head)) return Status::OK();
   }
   return Status::OK();
 }
