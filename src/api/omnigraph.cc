@@ -1,6 +1,10 @@
 #include "api/omnigraph.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -63,7 +67,9 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
     return Status(ErrorCode::kAlreadyExists, std::move(message), {{"kind", "already_initialized"}});
   };
   std::error_code ec;
-  if (std::filesystem::exists(std::filesystem::path(uri) / "__manifest", ec)) {
+  // A published __manifest version makes a graph; a root an init left
+  // unfinished (killed, out of space) is initialized afresh.
+  if (graph::GraphStore::IsInitialized(LocalStore::Make(uri).get(), "")) {
     return already_initialized(fmt::format("graph '{}' is already initialized", uri));
   }
   // Root schema files of a legacy (v6) graph whose __manifest is gone: a
@@ -105,7 +111,15 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
 
 Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
   // Named as GraphStore::Open names an empty directory: by absolute path.
-  if (!std::filesystem::is_directory(uri)) return NotFound(fmt::format("no graph at '{}'", LocalStore(uri).Uri("")));
+  // A path that cannot be examined at all (a symlink loop, a name too
+  // long, a directory on the way the user may not search) is an I/O error
+  // naming why, not a missing graph.
+  struct stat st;
+  if (::stat(uri.c_str(), &st) != 0 && errno != ENOENT && errno != ENOTDIR) {
+    return IoError(fmt::format("cannot open graph '{}': {}", uri, std::strerror(errno)));
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(uri, ec)) return NotFound(fmt::format("no graph at '{}'", LocalStore(uri).Uri("")));
   OG_ASSIGN_OR_RETURN(auto graph, graph::GraphStore::Open(LocalStore::Make(uri), ""));
   return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(graph)));
 }

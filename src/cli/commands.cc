@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -22,6 +24,7 @@
 #include "cli/operator_config.h"
 #include "compiler/catalog.h"
 #include "compiler/lint.h"
+#include "compiler/source.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -117,6 +120,12 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   for (const std::string& warning : config.warnings) std::cerr << "warning: " << warning << "\n";
   if (config.store) flags->default_store = *config.store;
   if (config.actor) flags->default_actor = *config.actor;
+  // An actor id is printed one per line (`commit list`): a control
+  // character in it could forge a line or drive the terminal.
+  const std::string& actor = flags->WriteActor();
+  if (std::any_of(actor.begin(), actor.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; })) {
+    return UsageError(fmt::format("the actor id {} contains control characters", compiler::EscapeForDisplay(actor)));
+  }
   flags->default_output = config.output;
   if (config.table_max_column_width) flags->table.max_column_width = *config.table_max_column_width;
   flags->table.wrap_cells = config.table_cell_wrap;
@@ -147,7 +156,14 @@ int Fail(const Status& st, bool /*json*/ = false) {
   return exit != details.end() && exit->second == "usage" ? kExitUsage : kExitError;
 }
 
+// The whole of file `path`; "-" is standard input.
 Result<std::string> ReadFile(const std::string& path) {
+  std::ostringstream buffer;
+  if (path == "-") {
+    buffer << std::cin.rdbuf();
+    if (std::cin.bad()) return IoError("cannot read standard input");
+    return buffer.str();
+  }
   // A directory opens as a stream that reads nothing: refuse it, or `load
   // --data dir` would commit an empty load.
   std::error_code ec;
@@ -155,10 +171,14 @@ Result<std::string> ReadFile(const std::string& path) {
     return InvalidArgument(fmt::format("cannot read '{}': it is a directory", path));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(fmt::format("cannot read '{}'", path));
-  std::ostringstream buffer;
+  if (!in) {
+    const int err = errno;
+    std::string why = err != 0 ? std::strerror(err) : "cannot open it";
+    return err == ENOENT ? NotFound(fmt::format("cannot read '{}': {}", path, why))
+                         : IoError(fmt::format("cannot read '{}': {}", path, why));
+  }
   buffer << in.rdbuf();
-  if (in.bad()) return IoError(fmt::format("cannot read '{}'", path));
+  if (in.bad()) return IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   return buffer.str();
 }
 
@@ -228,13 +248,18 @@ namespace {
 // `change` → `mutate`, and `check`, `query lint`, `query check` → `lint`.
 // The verb is the first word that is neither a global flag nor the value of
 // one.
-std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+size_t VerbIndex(const std::vector<std::string>& args) {
   size_t verb = 0;
   while (verb < args.size() && args[verb].rfind("-", 0) == 0) {
     bool takes_value = (args[verb] == "--store" || args[verb] == "--as");
     verb += takes_value ? 2 : 1;
   }
+  return verb;
+}
+
+std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  size_t verb = VerbIndex(args);
   if (verb >= args.size()) return args;
   auto rewrite = [&](std::string deprecated, std::string_view replacement) {
     std::cerr << fmt::format("warning: `{}` is deprecated; use `{}`\n", deprecated, replacement);
@@ -295,7 +320,28 @@ std::optional<std::string> UnknownCommand(CLI::App* app, const std::vector<std::
 
 }  // namespace
 
-int Run(int argc, char** argv) {
+namespace {
+int RunVerbs(int argc, char** argv, std::string* published);
+}  // namespace
+
+bool IsWriteVerb(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  size_t verb = VerbIndex(args);
+  if (verb >= args.size()) return false;
+  const std::string& word = args[verb];
+  return word == "init" || word == "load" || word == "mutate" || word == "change";
+}
+
+RunResult Run(int argc, char** argv) {
+  RunResult result;
+  result.exit_code = RunVerbs(argc, argv, &result.published);
+  if (result.exit_code != kExitOk) result.published.clear();
+  return result;
+}
+
+namespace {
+
+int RunVerbs(int argc, char** argv, std::string* published) {
   CLI::App app{"omnigraph: a typed property-graph database on Lance"};
   app.require_subcommand(0, 1);
   // Global flags are accepted before or after the subcommand (§5.1):
@@ -328,6 +374,7 @@ int Run(int argc, char** argv) {
     if (!source.ok()) return void(exit_code = Fail(source.status()));
     auto graph = api::Omnigraph::Init(*uri, *source, init_schema, init_force);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
+    *published = fmt::format("graph '{}'", GivenUri(init_uri, flags));
     if (flags.json) {
       std::cout << Json{{"uri", GivenUri(init_uri, flags)}}.dump(2) << "\n";
     } else {
@@ -362,6 +409,7 @@ int Run(int argc, char** argv) {
     auto report = (*graph)->Load(*data, load_data, *mode, load_branch, bar.callback());
     bar.Finish();
     if (!report.ok()) return void(exit_code = Fail(report.status(), flags.json));
+    if (report->commit) *published = fmt::format("commit '{}'", report->commit->id);
     if (flags.json) {
       Json j;
       j["uri"] = *uri;
@@ -497,6 +545,7 @@ int Run(int argc, char** argv) {
       }
       return void(exit_code = Fail(report.status(), flags.json));
     }
+    if (report->commit) *published = fmt::format("commit '{}'", report->commit->id);
     if (flags.json) {
       Json j;
       j["branch"] = report->branch;
@@ -643,7 +692,7 @@ int Run(int argc, char** argv) {
       for (const auto& c : *commits) {
         std::cout << fmt::format("{} graph_branch={} graph_manifest_version={}{}\n", c.id,
                                  c.graph_branch.value_or("main"), c.manifest_version,
-                                 c.actor_id ? " actor=" + *c.actor_id : "");
+                                 c.actor_id ? " actor=" + compiler::EscapeForDisplay(*c.actor_id) : "");
       }
     }
   });
@@ -669,7 +718,7 @@ int Run(int argc, char** argv) {
       std::cout << "graph_manifest_version: " << c->manifest_version << "\n";
       if (c->parent_id) std::cout << "parent_commit_id: " << *c->parent_id << "\n";
       if (c->merged_parent_id) std::cout << "merged_parent_commit_id: " << *c->merged_parent_id << "\n";
-      if (c->actor_id) std::cout << "actor_id: " << *c->actor_id << "\n";
+      if (c->actor_id) std::cout << "actor_id: " << compiler::EscapeForDisplay(*c->actor_id) << "\n";
       std::cout << "created_at: " << c->created_at_us << "\n";
     }
   });
@@ -715,4 +764,5 @@ int Run(int argc, char** argv) {
   return exit_code;
 }
 
+}  // namespace
 }  // namespace omnigraph::cli

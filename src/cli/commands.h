@@ -1,6 +1,8 @@
 // Command definitions of the `omnigraph` CLI (spec/surface.md §5.2).
 #pragma once
 
+#include <string>
+
 namespace omnigraph::cli {
 
 inline constexpr int kExitOk = 0;
@@ -8,7 +10,20 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitPreconditionFailed = 4;
 
-// Parses argv, runs the command and returns the process exit code.
-int Run(int argc, char** argv);
+struct RunResult {
+  int exit_code = kExitOk;
+  // What a write verb made durable before writing its confirmation
+  // ("commit '<id>'", "graph '<uri>'"); empty for reads and failed writes.
+  // When the confirmation cannot be written, main still reports success:
+  // the change happened, and a caller retrying on failure would repeat it.
+  std::string published;
+};
+
+// Parses argv and runs the command.
+RunResult Run(int argc, char** argv);
+
+// Whether argv names a verb that changes a graph (init, load, mutate and
+// their deprecated spellings), before any parsing.
+bool IsWriteVerb(int argc, char** argv);
 
 }  // namespace omnigraph::cli

@@ -1,8 +1,10 @@
 // omnigraph: the command-line front end (spec/surface.md §5).
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -26,12 +28,33 @@ bool FlushStandardOutput() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int exit_code = omnigraph::cli::Run(argc, argv);
-  // A command whose output was lost must not report success: a truncated
-  // export is a broken backup.
+  // A write must outlive a reader that went away: with SIGPIPE a closed pipe
+  // would kill the process after its commit, silently. Reads keep the
+  // default, so `omnigraph export g | head` stops quietly.
+  if (omnigraph::cli::IsWriteVerb(argc, argv)) std::signal(SIGPIPE, SIG_IGN);
+  omnigraph::cli::RunResult result;
+  try {
+    result = omnigraph::cli::Run(argc, argv);
+  } catch (const std::exception& e) {
+    // Errors are values everywhere below; an exception reaching here is a
+    // bug, reported as an error instead of an abort and a core dump.
+    std::cerr << "error: internal error: " << e.what() << "\n";
+    result.exit_code = omnigraph::cli::kExitError;
+  }
+  int exit_code = result.exit_code;
   if (!FlushStandardOutput() && exit_code == 0) {
-    std::cerr << "error: writing standard output failed: " << std::strerror(errno) << "\n";
-    exit_code = 1;
+    if (!result.published.empty()) {
+      // The change is durable; failing now would invite a retry that
+      // repeats it.
+      std::cerr << "warning: " << result.published
+                << " was published, but writing its confirmation to standard output failed: "
+                << std::strerror(errno) << "\n";
+    } else {
+      // A command whose output was lost must not report success: a
+      // truncated export is a broken backup.
+      std::cerr << "error: writing standard output failed: " << std::strerror(errno) << "\n";
+      exit_code = 1;
+    }
   }
   // Everything a command acknowledges is durable before Run returns, so the
   // process skips static destructors and freeing its caches (about a

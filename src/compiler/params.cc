@@ -123,7 +123,7 @@ class Builder : public nlohmann::json_sax<Json> {
     if (bracket != std::string::npos) what = what.substr(bracket + 2);
     size_t colon = what.find(": ");
     if (what.rfind("parse error", 0) == 0 && colon != std::string::npos) what = what.substr(colon + 2);
-    error = utf8::ShortenQuotedToken(EscapeInvalidUtf8(what));  // "last read" quotes raw input bytes
+    error = utf8::ShortenQuotedToken(EscapeForDisplay(what));  // "last read" quotes raw input bytes
     // A syntax error stops at the offending character; a number overflow
     // (406) only after the whole token, so point back at its first digit.
     error_position = ex.id == 406 && last_token.size() <= position ? position - last_token.size() + 1 : position;

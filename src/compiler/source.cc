@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "util/utf8.h"
+
 namespace omnigraph::compiler {
 
 namespace {
@@ -36,12 +38,15 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
 
 }  // namespace
 
-std::string EscapeInvalidUtf8(std::string_view text) {
+// A byte EscapeForDisplay writes as \xHH although it is valid UTF-8.
+static bool IsEscapedControl(unsigned char c) { return (c < 0x20 && c != '\t') || c == 0x7F; }
+
+std::string EscapeForDisplay(std::string_view text) {
   std::string out;
   size_t i = 0;
   while (i < text.size()) {
     size_t length = Utf8SequenceLength(text, i);
-    if (length == 0) {
+    if (length == 0 || (length == 1 && IsEscapedControl(static_cast<unsigned char>(text[i])))) {
       out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
       ++i;
     } else {
@@ -70,7 +75,7 @@ std::string DisplayCharacter(std::string_view character) {
       return fmt::format("U+{:04X}", code_point);
     }
   }
-  if (character.size() != 1) return EscapeInvalidUtf8(character);
+  if (character.size() != 1) return EscapeForDisplay(character);
   const unsigned char c = static_cast<unsigned char>(character[0]);
   switch (c) {
     case '\n': return "\\n";
@@ -79,7 +84,7 @@ std::string DisplayCharacter(std::string_view character) {
     case '\0': return "\\0";
     default:
       if (c < 0x20 || c == 0x7F) return fmt::format("\\x{:02X}", c);
-      return EscapeInvalidUtf8(character);
+      return EscapeForDisplay(character);
   }
 }
 
@@ -179,8 +184,9 @@ std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
   begin = first;
   end = last;
   std::string_view line = source.substr(begin, end - begin);
-  // Invalid bytes are shown escaped; the caret still lines up because the
-  // first invalid byte of a source is where the error points.
+  // Invalid bytes and control characters are shown escaped. The caret
+  // still lines up: the first invalid byte of a source is where the error
+  // points, and each control character before it is padded as its escape.
   std::string number = std::to_string(loc.line);
   std::string gutter(number.size(), ' ');
   // Pad with spaces per code point, but keep tabs so the caret lines up.
@@ -189,11 +195,13 @@ std::string CaretDiagnostic(std::string_view source, SourceLocation loc) {
     unsigned char c = static_cast<unsigned char>(source[i]);
     if (c == '\t') {
       pad += '\t';
+    } else if (IsEscapedControl(c)) {
+      pad += "    ";  // shown as \xHH
     } else if (!IsContinuationByte(c)) {
       pad += ' ';
     }
   }
-  return fmt::format("{} | {}{}{}\n{} | {}^", number, cut_before ? "…" : "", EscapeInvalidUtf8(line),
+  return fmt::format("{} | {}{}{}\n{} | {}^", number, cut_before ? "…" : "", EscapeForDisplay(line),
                      cut_after ? "…" : "", gutter, pad);
 }
 
@@ -205,7 +213,29 @@ Status CatalogErrorAt(std::string_view file, std::string_view source, SourceLoca
   return Located("catalog error:", "catalog", file, source, loc, what);
 }
 
-Status TypeError(std::string_view code, std::string_view what, SourceLocation loc) {
+// `what` with every `quoted` span longer than a message should hold cut by
+// utf8::ShortenForMessage: type errors quote names from the source, and a
+// name can be as long as the source.
+static std::string ShortenBackquotedNames(std::string_view what) {
+  constexpr size_t kLongMessage = 512;
+  if (what.size() <= kLongMessage) return std::string(what);
+  std::string out;
+  size_t pos = 0;
+  while (pos < what.size()) {
+    size_t open = what.find('`', pos);
+    size_t close = open == std::string_view::npos ? open : what.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    out.append(what.substr(pos, open + 1 - pos));
+    out += utf8::ShortenForMessage(what.substr(open + 1, close - open - 1));
+    out += '`';
+    pos = close + 1;
+  }
+  out.append(what.substr(std::min(pos, what.size())));
+  return out;
+}
+
+Status TypeError(std::string_view code, std::string_view what_in_full, SourceLocation loc) {
+  const std::string what = ShortenBackquotedNames(what_in_full);
   std::string message =
       code.empty() ? fmt::format("type error: {}", what) : fmt::format("type error: {}: {}", code, what);
   Status::Details details{{"code", code.empty() ? std::string("type") : std::string(code)}};

@@ -59,9 +59,11 @@ Status CatalogErrorAt(std::string_view file, std::string_view source, SourceLoca
 // details code=T<n>|type and, when known, line/column.
 Status TypeError(std::string_view code, std::string_view what, SourceLocation loc = {});
 
-// `text` with every byte that is not part of a well-formed UTF-8 sequence
-// written as \xHH, for messages that quote input.
-std::string EscapeInvalidUtf8(std::string_view text);
+// `text` as messages quote input: every byte that is not part of a
+// well-formed UTF-8 sequence, and every control character but tab (C0 and
+// DEL), written as \xHH, so quoted input can neither garble a terminal nor
+// forge a line.
+std::string EscapeForDisplay(std::string_view text);
 
 // One source character as error messages quote it: printable characters as
 // they are, control characters as escapes ("\\n", "\\0", "\\x1B"), so a

@@ -518,7 +518,7 @@ Result<std::shared_ptr<Document>> ParseWithNlohmann(std::string_view line) {
     size_t colon = prefix == std::string::npos ? std::string::npos : what.find(": ", prefix);
     if (colon != std::string::npos) what = what.substr(colon + 2);
     return InvalidArgument(
-        fmt::format("invalid JSON at column {}: {}", e.byte, utf8::ShortenQuotedToken(compiler::EscapeInvalidUtf8(what))));
+        fmt::format("invalid JSON at column {}: {}", e.byte, utf8::ShortenQuotedToken(compiler::EscapeForDisplay(what))));
   } catch (const nlohmann::json::exception& e) {
     // Number overflow (1e400) and other value errors: the exception has no
     // position, so a second, event-free pass finds where parsing stopped.

@@ -126,11 +126,15 @@ Status ValidateCommitId(std::string_view id) {
   return Status::OK();
 }
 
+bool GraphStore::IsInitialized(ObjectStore* store, const std::string& root) {
+  return table::Dataset::LatestVersion(store, JoinPath(root, kManifestDir)).ok();
+}
+
 Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::string root, SchemaContract contract,
                                                      const std::vector<TableSpec>& tables) {
   std::shared_ptr<GraphStore> graph(new GraphStore(store, root));
   std::string manifest_root = graph->Key(kManifestDir);
-  if (table::Dataset::LatestVersion(store.get(), manifest_root).ok()) {
+  if (IsInitialized(store.get(), root)) {
     return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))
         .WithDetail("kind", "already_initialized");
   }
@@ -150,7 +154,19 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::
         .WithDetail("kind", "initialization_claimed");
   }
   OG_RETURN_IF_ERROR(claim);
+  // Until __manifest v1 is published, a failure leaves nothing anyone
+  // reads; releasing the claim lets the next init start over at once.
+  Result<std::shared_ptr<GraphStore>> created = CreateClaimed(graph, std::move(contract), tables);
+  if (!created.ok() && created.status().details().count("kind") == 0) (void)store->Delete(claim_key);
+  return created;
+}
 
+Result<std::shared_ptr<GraphStore>> GraphStore::CreateClaimed(std::shared_ptr<GraphStore> graph,
+                                                              SchemaContract contract,
+                                                              const std::vector<TableSpec>& tables) {
+  const ObjectStorePtr& store = graph->store_;
+  const std::string& root = graph->root_;
+  const std::string manifest_root = graph->Key(kManifestDir);
   GraphState state;
   state.schema = std::move(contract);
   for (const TableSpec& spec : tables) {
@@ -183,7 +199,7 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::
         .WithDetail("kind", "already_initialized");
   }
   OG_RETURN_IF_ERROR(created);
-  (void)store->Delete(claim_key);
+  (void)store->Delete(graph->Key(kInitClaim));
   return graph;
 }
 
@@ -192,10 +208,15 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::
   // Reading the head checks the storage stamp and warms the state cache.
   auto head = graph->ReadState(kMainBranch);
   if (!head.ok()) {
-    if (head.status().code() == ErrorCode::kNotFound) {
-      return NotFound(fmt::format("no graph at '{}'", store->Uri(root)));
+    // A published graph missing an object names that object; only a root
+    // without any __manifest version holds no graph.
+    if (head.status().code() != ErrorCode::kNotFound || IsInitialized(store.get(), root)) return head.status();
+    if (store->Head(graph->Key(kInitClaim)).ok()) {
+      return NotFound(fmt::format("no graph at '{}': an init there has not finished ({} remains); unless one is "
+                                  "running, run `omnigraph init` on it again",
+                                  store->Uri(root), kInitClaim));
     }
-    return head.status();
+    return NotFound(fmt::format("no graph at '{}'", store->Uri(root)));
   }
   return graph;
 }

@@ -64,16 +64,25 @@ class GraphStore {
     Schema schema;          // physical columns (field ids assigned by Create)
   };
 
+  // Whether a graph is initialized at `root`: some __manifest version is
+  // published. An init that died before publishing leaves none.
+  static bool IsInitialized(ObjectStore* store, const std::string& root);
+
   // Creates a graph at `root`: claims the root with __init_claim.json, creates
   // every table at version 1, then `__manifest` in one Create holding all
-  // table rows, the schema contract and the genesis commit (ULID).
-  // Errors: AlreadyExists ("already initialized" when __manifest exists,
-  // "initialization claimed" when another init holds the claim), IoError.
+  // table rows, the schema contract and the genesis commit (ULID). A claim
+  // whose owner died (an init killed or crashed before publishing) is taken
+  // over; a failed init releases its claim.
+  // Errors: AlreadyExists ("already initialized" when a __manifest version
+  // exists, "initialization claimed" when a live init holds the claim),
+  // IoError.
   static Result<std::shared_ptr<GraphStore>> Init(ObjectStorePtr store, std::string root, SchemaContract contract,
                                                   const std::vector<TableSpec>& tables);
 
   // Opens an existing graph and checks its storage stamp.
-  // Errors: NotFound (no graph at root), Unsupported (stamp), CorruptData.
+  // Errors: NotFound (no graph at root, or an init that never finished
+  // there; a published graph missing one of its objects reports that
+  // object instead), Unsupported (stamp), CorruptData.
   static Result<std::shared_ptr<GraphStore>> Open(ObjectStorePtr store, std::string root);
 
   const ObjectStorePtr& store() const { return store_; }
@@ -136,6 +145,9 @@ class GraphStore {
   std::string Key(std::string_view relative) const { return JoinPath(root_, relative); }
 
  private:
+  // Init after the claim: every table at version 1, then __manifest v1.
+  static Result<std::shared_ptr<GraphStore>> CreateClaimed(std::shared_ptr<GraphStore> graph, SchemaContract contract,
+                                                           const std::vector<TableSpec>& tables);
   GraphStore(ObjectStorePtr store, std::string root) : store_(std::move(store)), root_(std::move(root)) {}
 
   // One decoded __manifest version and the dataset handle a publication

@@ -563,12 +563,13 @@ class CliBadInputTest : public ::testing::Test {
  protected:
   // Runs `omnigraph <args>` in the temp dir (args are shell words).
   // `stdout_path` replaces the captured stdout (then `out` stays empty).
-  CliRun Run(const std::string& args, const std::string& stdout_path = "") {
+  // `environment` is prepended to the command (VAR=value words).
+  CliRun Run(const std::string& args, const std::string& stdout_path = "", const std::string& environment = "") {
     std::string out = stdout_path.empty() ? dir_.path() + "/stdout" : stdout_path, err = dir_.path() + "/stderr";
     // The operator config comes from the test's own home (none unless a
     // test writes one), never from the user running the tests.
-    std::string command = "cd '" + dir_.path() + "' && OMNIGRAPH_HOME='" + dir_.path() + "/home' '" + CliBinary() +
-                          "' " + args + " >'" + out + "' 2>'" + err + "'";
+    std::string command = "cd '" + dir_.path() + "' && " + environment + " OMNIGRAPH_HOME='" +
+                          dir_.path() + "/home' '" + CliBinary() + "' " + args + " >'" + out + "' 2>'" + err + "'";
     int status = std::system(command.c_str());
     CliRun r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -800,6 +801,108 @@ TEST_F(CliBadInputTest, CommitShowNamesItsFlagAndLintWarnsOnMixedMutations) {
   EXPECT_EQ(mutate.rc, 1);
   EXPECT_EQ(mutate.err.substr(0, 84),
             "error: mutation 'swap' on the same query mixes inserts/updates and deletes; split in");
+}
+
+// Paths that cannot even be examined are I/O errors naming why (exit 1),
+// never an uncaught exception.
+TEST_F(CliBadInputTest, UnexaminableGraphPathsAreErrorsNotCrashes) {
+  std::filesystem::create_symlink("loopy", Path("loopy"));
+  CliRun loop = Run("snapshot loopy");
+  EXPECT_EQ(loop.rc, 1);
+  EXPECT_EQ(loop.err, "error: cannot open graph 'loopy': Too many levels of symbolic links\n");
+  const std::string long_name(300, 'y');
+  CliRun too_long = Run("export " + long_name);
+  EXPECT_EQ(too_long.rc, 1);
+  EXPECT_EQ(too_long.err, "error: cannot open graph '" + long_name + "': File name too long\n");
+  CliRun missing = Run("load g --data missing.jsonl --mode merge");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(missing.err, "error: cannot read 'missing.jsonl': No such file or directory\n");
+}
+
+// A write whose commit is durable reports success even when its
+// confirmation cannot be written (a retry would write twice); the lost
+// confirmation is a warning naming the commit. A read that cannot write its
+// output fails. `-` reads standard input.
+TEST_F(CliBadInputTest, APublishedWriteSucceedsWhenItsConfirmationIsLost) {
+  WriteFile(Path("schema.pg"), kSchema);
+  WriteFile(Path("seed.jsonl"), kData);
+  WriteFile(Path("q.gq"), kQueries);
+  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+  CliRun load = Run("load g --data - --mode overwrite --quiet < seed.jsonl");
+  ASSERT_EQ(load.rc, 0) << load.err;
+  CliRun full = Run("mutate add --store g --query q.gq --params '{\"name\":\"zed\"}'", "/dev/full");
+  EXPECT_EQ(full.rc, 0);
+  const std::string head = Run("commit list g --json").out;
+  const std::string newest = head.substr(head.find("\"graph_commit_id\": \"") + 20, 200);
+  EXPECT_EQ(full.err, "warning: commit '" + newest.substr(0, newest.find('"')) +
+                          "' was published, but writing its confirmation to standard output failed: No space left "
+                          "on device\n");
+  // A reader that went away: the write outlives it (no SIGPIPE death) and
+  // exits 0, warning on stderr.
+  WriteFile(Path("closed.sh"), "OMNIGRAPH_HOME=home '" + CliBinary() + "' mutate add --store g --query q.gq --params '{\"name\":\"yan\"}' "
+                               "2>closed.err | (exec 0<&-; sleep 1)\nexit ${PIPESTATUS[0]}\n");
+  CliRun closed = Run("version", "", "bash closed.sh; echo $? > closed.rc;");
+  EXPECT_EQ(ReadAll(Path("closed.rc")), "0\n");
+  EXPECT_EQ(ReadAll(Path("closed.err")).substr(0, 18), "warning: commit 'h");
+  EXPECT_EQ(Run("query maybe --store g --query q.gq --params '{\"n\":\"yan\"}' --format csv").out, "p.name\nyan\n");
+  CliRun read = Run("export g", "/dev/full");
+  EXPECT_EQ(read.rc, 1);
+  EXPECT_EQ(read.err, "error: writing standard output failed: No space left on device\n");
+}
+
+// An init killed before it published leaves no graph; opening names the
+// unfinished init, and init again completes it. A published graph missing
+// its current __manifest data file names that file, not "no graph".
+TEST_F(CliBadInputTest, AnUnfinishedInitIsNamedAndCanBeRedone) {
+  WriteFile(Path("schema.pg"), kSchema);
+  WriteFile(Path("seed.jsonl"), kData);
+  CliRun killed = Run("init --schema schema.pg g", "", "OMNIGRAPH_FAILPOINTS=table.commit.before_manifest=crash@4");
+  EXPECT_NE(killed.rc, 0);
+  ASSERT_TRUE(std::filesystem::exists(Path("g/__init_claim.json")));
+  CliRun open = Run("snapshot g");
+  EXPECT_EQ(open.rc, 1);
+  EXPECT_EQ(open.err, "error: no graph at '" + Path("g") +
+                          "': an init there has not finished (__init_claim.json remains); unless one is running, "
+                          "run `omnigraph init` on it again\n");
+  CliRun again = Run("init --schema schema.pg g");
+  ASSERT_EQ(again.rc, 0) << again.err;
+  EXPECT_FALSE(std::filesystem::exists(Path("g/__init_claim.json")));
+  ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+  EXPECT_EQ(Run("snapshot g").rc, 0);
+
+  std::string newest_data;
+  std::filesystem::file_time_type newest_time;
+  for (const auto& entry : std::filesystem::directory_iterator(Path("g/__manifest/data"))) {
+    if (newest_data.empty() || entry.last_write_time() > newest_time) {
+      newest_data = entry.path().string();
+      newest_time = entry.last_write_time();
+    }
+  }
+  ASSERT_TRUE(std::filesystem::remove(newest_data));
+  CliRun damaged = Run("snapshot g");
+  EXPECT_EQ(damaged.rc, 1);
+  const std::string file_name = std::filesystem::path(newest_data).filename().string();
+  EXPECT_EQ(damaged.err, "error: open 'g/__manifest/data/" + file_name + "': no such file\n");
+  EXPECT_EQ(damaged.err.find("no graph at"), std::string::npos) << damaged.err;
+}
+
+// Quoted input and actor ids never carry raw control characters to the
+// terminal: parse-error lines show them escaped (the caret still under the
+// error), and an actor id with one is refused.
+TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
+  WriteFile(Path("ctl.pg"), "node P { x: String @key }\x1b[31m\x01 zz");
+  CliRun parse = Run("init --schema ctl.pg g");
+  EXPECT_EQ(parse.rc, 1);
+  EXPECT_EQ(parse.err,
+            "error: parse error: ctl.pg:1:26: expected `interface`, `node`, `edge` or end of input, found `\\x1B`\n"
+            "1 | node P { x: String @key }\\x1B[31m\\x01 zz\n"
+            "  |                          ^\n");
+  WriteFile(Path("schema.pg"), kSchema);
+  WriteFile(Path("q.gq"), kQueries);
+  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+  CliRun actor = Run("--as \"$(printf 'ann\\nforged')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
+  EXPECT_EQ(actor.rc, 2);
+  EXPECT_EQ(actor.err, "error: the actor id ann\\x0Aforged contains control characters\n");
 }
 
 // The operator config (§5.5) supplies defaults the command line overrides:

@@ -169,6 +169,10 @@ TEST(TypecheckT6, PropertyAccess) {
   EXPECT_EQ(Err("$p: Person $x.name = \"a\""), "type error: T6: variable `$x` is not bound");
   EXPECT_EQ(Err("$p: Person", "$q.name"), "type error: T6: variable `$q` is not bound");
   EXPECT_EQ(Err("$p: Person $p.id = \"a\""), "type error: T6: type `Person` has no property `id`");
+  // A name as long as the source is quoted shortened.
+  const std::string huge(5000, 'z');
+  EXPECT_EQ(Err("$p: Person", "$p." + huge),
+            "type error: T6: type `Person` has no property `" + huge.substr(0, 120) + "… (5000 bytes)`");
 }
 
 TEST(TypecheckT7, FilterComparisons) {
