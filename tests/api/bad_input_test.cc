@@ -578,6 +578,15 @@ class CliBadInputTest : public ::testing::Test {
     return r;
   }
   std::string Path(const std::string& name) { return dir_.path() + "/" + name; }
+  // Writes schema.pg, seed.jsonl and q.gq, and creates graph `g` from them,
+  // loaded with the seed when `load`.
+  void MakeGraph(bool load) {
+    WriteFile(Path("schema.pg"), kSchema);
+    WriteFile(Path("seed.jsonl"), kData);
+    WriteFile(Path("q.gq"), kQueries);
+    ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+    if (load) ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+  }
   testing::TempDir dir_;
 };
 
@@ -824,10 +833,7 @@ TEST_F(CliBadInputTest, UnexaminableGraphPathsAreErrorsNotCrashes) {
 // confirmation is a warning naming the commit. A read that cannot write its
 // output fails. `-` reads standard input.
 TEST_F(CliBadInputTest, APublishedWriteSucceedsWhenItsConfirmationIsLost) {
-  WriteFile(Path("schema.pg"), kSchema);
-  WriteFile(Path("seed.jsonl"), kData);
-  WriteFile(Path("q.gq"), kQueries);
-  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+  MakeGraph(/*load=*/false);
   CliRun load = Run("load g --data - --mode overwrite --quiet < seed.jsonl");
   ASSERT_EQ(load.rc, 0) << load.err;
   CliRun full = Run("mutate add --store g --query q.gq --params '{\"name\":\"zed\"}'", "/dev/full");
@@ -897,9 +903,7 @@ TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
             "error: parse error: ctl.pg:1:26: expected `interface`, `node`, `edge` or end of input, found `\\x1B`\n"
             "1 | node P { x: String @key }\\x1B[31m\\x01 zz\n"
             "  |                          ^\n");
-  WriteFile(Path("schema.pg"), kSchema);
-  WriteFile(Path("q.gq"), kQueries);
-  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
+  MakeGraph(/*load=*/false);
   CliRun actor = Run("--as \"$(printf 'ann\\nforged')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
   EXPECT_EQ(actor.rc, 2);
   EXPECT_EQ(actor.err, "error: the actor id ann\\x0Aforged contains control characters\n");
@@ -910,11 +914,7 @@ TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
 // layout, the graph (positional/--store > defaults.store) and the actor of
 // writes (--as > operator.actor).
 TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
-  WriteFile(Path("schema.pg"), kSchema);
-  WriteFile(Path("seed.jsonl"), kData);
-  WriteFile(Path("q.gq"), kQueries);
-  ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
-  ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+  MakeGraph(/*load=*/true);
   std::filesystem::create_directories(Path("home"));
   WriteFile(Path("home/config.yaml"),
             "operator:\n  actor: ann\ndefaults:\n  output: csv\n  store: g\n  colour: blue\n");
