@@ -18,7 +18,6 @@
 
 #include <fmt/format.h>
 
-#include "io/new_name_durability.h"
 #include "io/sync_workers.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
@@ -175,7 +174,6 @@ class LocalObjectWriter final : public ObjectWriter {
     fd_ = -1;
     if (temp_path_.empty()) {
       ++store_->counters().writes;
-      if (!durable_) store_->RememberCreatedInPlace(full_path_);
       return Status::OK();
     }
     Status published = Publish();
@@ -308,29 +306,8 @@ Status LocalStore::WriteExclusive(const std::string& full_path, std::string_view
   Status st = WriteAll(fd, data.data(), data.size(), full_path);
   ::close(fd);
   if (!st.ok()) ::unlink(full_path.c_str());
-  if (st.ok()) {
-    ++counters_.writes;
-    RememberCreatedInPlace(full_path);
-  }
+  if (st.ok()) ++counters_.writes;
   return st;
-}
-
-bool LocalStore::file_sync_persists_new_names() {
-  std::call_once(new_names_probe_, [&] { file_sync_persists_new_names_ = FileSyncPersistsNewNamesUnder(root_); });
-  return file_sync_persists_new_names_;
-}
-
-void LocalStore::RememberCreatedInPlace(const std::string& full_path) {
-  std::lock_guard<std::mutex> lock(created_in_place_mutex_);
-  // Objects that are never synced (a write abandoned after an error) must
-  // not accumulate; forgetting one only costs a directory fsync.
-  if (created_in_place_.size() >= 4096) created_in_place_.clear();
-  created_in_place_.insert(full_path);
-}
-
-bool LocalStore::TakeCreatedInPlace(const std::string& full_path) {
-  std::lock_guard<std::mutex> lock(created_in_place_mutex_);
-  return created_in_place_.erase(full_path) > 0;
 }
 
 Status LocalStore::Sync(const std::vector<std::string>& paths) {
@@ -342,9 +319,6 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
     // published under its final name later, and that directory is synced
     // then); only its bytes must be durable now.
     if (IsTemporaryName(path)) continue;
-    // An object created in place has its name made durable by its own sync
-    // on file systems that guarantee it (io/new_name_durability.h).
-    if (TakeCreatedInPlace(files.back()) && file_sync_persists_new_names()) continue;
     std::string dir = DirectoryOf(files.back());
     if (std::find(directories.begin(), directories.end(), dir) == directories.end()) directories.push_back(dir);
   }

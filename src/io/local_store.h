@@ -19,7 +19,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_set>
 
 #include "io/object_store.h"
 
@@ -54,11 +53,6 @@ class LocalStore final : public ObjectStore {
 
   const std::string& root() const { return root_; }
 
-  // Whether Sync skips the directory fsync of objects this store created in
-  // place, because their own sync makes their names durable on this file
-  // system (io/new_name_durability.h). Decided once per store.
-  bool file_sync_persists_new_names();
-
   // Internal helpers shared with the writer implementation.
   std::string FullPath(const std::string& path) const;
   // Creates the directory of `full_path` and any missing parents, fsyncing
@@ -73,25 +67,12 @@ class LocalStore final : public ObjectStore {
   // Makes the entry of `full_path`, just published, durable. A failure
   // carries kDurabilityDetail = "unconfirmed" (see object_store.h).
   Status SyncPublishedName(const std::string& full_path);
-  // Records that `full_path` was just created in place (exclusive create
-  // under its final name, not a rename) and is not yet synced.
-  void RememberCreatedInPlace(const std::string& full_path);
 
  private:
   Status WriteTempFile(const std::string& full_path, std::string_view data, bool durable, std::string* temp_path);
   // Exclusive create of `full_path` holding `data`, without syncing.
   Status WriteExclusive(const std::string& full_path, std::string_view data);
-  // Removes `full_path` from created_in_place_, returning whether it was there.
-  bool TakeCreatedInPlace(const std::string& full_path);
-
   std::string root_;
-  std::once_flag new_names_probe_;
-  bool file_sync_persists_new_names_ = false;
-  // Objects created in place and not yet synced (full paths). Sync skips
-  // their directories only when file_sync_persists_new_names(); an object
-  // written by rename is never here, so its directory is always synced.
-  std::mutex created_in_place_mutex_;
-  std::unordered_set<std::string> created_in_place_;
   // Waits for a lock that LockExclusive gave up on, by lock path: while one
   // is still pending, later calls for that path do not wait again (each
   // write behind a stopped holder would otherwise lose max_wait).

@@ -118,9 +118,7 @@ class ObjectStore {
   // Makes objects written with durable = false durable: their bytes and the
   // directory entries naming them (LocalStore: one concurrent round of
   // fdatasync per file and fsync per directory; the directory of a
-  // temporary name is not synced, as that name is never published, nor that
-  // of an object created in place on a file system whose file sync persists
-  // new names, io/new_name_durability.h).
+  // temporary name is not synced, as that name is never published).
   // Errors: NotFound for a missing path, IoError.
   virtual Status Sync(const std::vector<std::string>& paths) = 0;
 

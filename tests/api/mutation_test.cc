@@ -8,7 +8,6 @@
 
 #include "api/omnigraph.h"
 #include "graph/graph_store.h"
-#include "io/local_store.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "support/temp_dir.h"
@@ -236,13 +235,10 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   EXPECT_EQ(counters.reads.load(), 2u);
   EXPECT_EQ(counters.lists.load(), 0u);
   EXPECT_EQ(counters.deletes.load(), 0u);
-  // One concurrent round for the four new files (and their three
-  // directories where a file's sync does not persist its new name), then
-  // one for the directory entry of the published version: five (or eight)
-  // sync calls behind two barriers.
-  auto* local = dynamic_cast<LocalStore*>(graph_->store().store().get());
-  ASSERT_NE(local, nullptr);
-  EXPECT_EQ(counters.sync_calls.load(), local->file_sync_persists_new_names() ? 5u : 8u);
+  // One concurrent round for the four new files and their three
+  // directories, then one for the directory entry of the published version:
+  // eight sync calls behind two barriers.
+  EXPECT_EQ(counters.sync_calls.load(), 8u);
   EXPECT_EQ(counters.sync_barriers.load(), 2u);
 }
 

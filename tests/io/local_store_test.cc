@@ -1,19 +1,14 @@
 #include "io/local_store.h"
 
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include <gtest/gtest.h>
 
-#include "io/new_name_durability.h"
 #include "support/temp_dir.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
@@ -308,67 +303,6 @@ TEST(LocalStore, CountsRequestsAndSyncBarriers) {
   store.counters().Reset();
   ASSERT_TRUE(store.Get("x/z").ok());
   EXPECT_EQ(store.counters().reads.load(), 1u);
-}
-
-// Objects created in place (exclusive create under the final name) skip
-// their directory fsync where the file system persists a new name with the
-// file's own sync; renamed objects never do; OMNIGRAPH_DIRECTORY_FSYNC=always
-// restores every directory sync.
-TEST(LocalStore, InPlaceObjectsSkipDirectorySyncsOnlyWhereTheFileSystemAllows) {
-  for (bool forced : {false, true}) {
-    if (forced) ::setenv("OMNIGRAPH_DIRECTORY_FSYNC", "always", 1);
-    TempDir dir;
-    LocalStore store(dir.path());
-    const WriteOptions in_place{/*durable=*/false, /*direct=*/true};
-    ASSERT_TRUE(store.PutIfAbsent("d/a", "1", in_place).ok());  // creates d/ (synced at once)
-    auto writer = store.OpenWriter("e/b", in_place);
-    ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->Write("22").ok());
-    ASSERT_TRUE((*writer)->Finish().ok());
-    ASSERT_TRUE(store.Put("d/c", "3", WriteOptions{/*durable=*/false}).ok());  // renamed into place
-    const bool skips = store.file_sync_persists_new_names();
-    if (forced) EXPECT_FALSE(skips);
-    if (!forced) {
-      // This test's own file system decides; /proc/self/mountinfo says which.
-      struct stat st;
-      ASSERT_EQ(::stat(dir.path().c_str(), &st), 0);
-      std::ifstream in("/proc/self/mountinfo");
-      std::stringstream text;
-      text << in.rdbuf();
-      auto type = MountedFileSystemType(text.str(), major(st.st_dev), minor(st.st_dev));
-      EXPECT_EQ(skips, type && FileSyncPersistsNewNames(*type)) << type.value_or("(unknown)");
-    }
-    store.counters().Reset();
-    ASSERT_TRUE(store.Sync({"d/a", "e/b", "d/c"}).ok());
-    // Three files; d/ is synced for the renamed d/c in any case, e/ only
-    // when new names need their directory.
-    EXPECT_EQ(store.counters().sync_calls.load(), skips ? 3u + 1u : 3u + 2u);
-    // A second sync of the same objects no longer treats them as new.
-    store.counters().Reset();
-    ASSERT_TRUE(store.Sync({"e/b"}).ok());
-    EXPECT_EQ(store.counters().sync_calls.load(), 2u);
-    EXPECT_EQ((*store.Get("e/b"))->view(), "22");
-    if (forced) ::unsetenv("OMNIGRAPH_DIRECTORY_FSYNC");
-  }
-}
-
-TEST(NewNameDurability, FileSystemTypesAndMountInfoLines) {
-  for (std::string_view type : {"ext4", "ext3", "xfs", "btrfs"}) EXPECT_TRUE(FileSyncPersistsNewNames(type)) << type;
-  for (std::string_view type : {"ext2", "tmpfs", "overlay", "nfs", "fuse.sshfs", "zfs", ""}) {
-    EXPECT_FALSE(FileSyncPersistsNewNames(type)) << type;
-  }
-  const std::string mountinfo =
-      "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
-      "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
-      "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 shared:7 - xfs /dev/sdb1 rw\n"
-      "40 27 0:45 / /scratch rw - tmpfs tmpfs rw\n"
-      "41 27 7:3 / /broken rw no-separator-here\n";
-  EXPECT_EQ(MountedFileSystemType(mountinfo, 254, 0), "ext4");
-  EXPECT_EQ(MountedFileSystemType(mountinfo, 98, 0), "xfs");  // optional fields before " - "
-  EXPECT_EQ(MountedFileSystemType(mountinfo, 0, 45), "tmpfs");
-  EXPECT_EQ(MountedFileSystemType(mountinfo, 7, 3), std::nullopt);
-  EXPECT_EQ(MountedFileSystemType(mountinfo, 254, 1), std::nullopt);
-  EXPECT_EQ(MountedFileSystemType("", 254, 0), std::nullopt);
 }
 
 TEST(LocalStore, FailpointErrorLeavesTargetUntouched) {
