@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "compiler/catalog.h"
 #include "compiler/params.h"
+#include "compiler/source.h"
 #include "compiler/typecheck.h"
 #include "exec/mutation_executor.h"
 #include "exec/query_executor.h"
@@ -60,6 +62,25 @@ Omnigraph::Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph)
 
 Omnigraph::~Omnigraph() = default;
 
+Status Omnigraph::ValidateActorId(std::string_view actor) {
+  if (compiler::FirstInvalidUtf8(actor) != std::string_view::npos) {
+    return InvalidArgument(fmt::format("the actor id {} is not valid UTF-8", compiler::EscapeForDisplay(actor)));
+  }
+  if (std::any_of(actor.begin(), actor.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; })) {
+    std::string shown = compiler::EscapeForDisplay(actor);
+    // EscapeForDisplay keeps tabs; the refusal names every control character.
+    for (size_t at = shown.find('\t'); at != std::string::npos; at = shown.find('\t', at + 4)) shown.replace(at, 1, "\\x09");
+    return InvalidArgument(fmt::format("the actor id {} contains control characters", shown));
+  }
+  return Status::OK();
+}
+
+Status Omnigraph::set_actor(std::optional<std::string> actor) {
+  if (actor) OG_RETURN_IF_ERROR(ValidateActorId(*actor));
+  actor_ = std::move(actor);
+  return Status::OK();
+}
+
 Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::string_view schema_source,
                                                    std::string_view schema_file, bool replace_orphan_schema_files) {
   OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::CompileSchema(schema_source, schema_file));
@@ -69,7 +90,8 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
   std::error_code ec;
   // A published __manifest version makes a graph; a root an init left
   // unfinished (killed, out of space) is initialized afresh.
-  if (graph::GraphStore::IsInitialized(LocalStore::Make(uri).get(), "")) {
+  OG_ASSIGN_OR_RETURN(bool initialized, graph::GraphStore::IsInitialized(LocalStore::Make(uri).get(), ""));
+  if (initialized) {
     return already_initialized(fmt::format("graph '{}' is already initialized", uri));
   }
   // Root schema files of a legacy (v6) graph whose __manifest is gone: a

@@ -100,7 +100,12 @@ class Omnigraph {
 
   // The actor recorded on every commit this handle makes (the CLI's
   // `--as`); nullopt records none. Reads ignore it.
-  void set_actor(std::optional<std::string> actor) { actor_ = std::move(actor); }
+  // Errors: InvalidArgument when `actor` is not valid UTF-8 or holds a
+  // control character (it is stored as JSON text and printed one per line);
+  // the previous actor stays.
+  Status set_actor(std::optional<std::string> actor);
+  // The check set_actor applies, for front ends that validate early.
+  static Status ValidateActorId(std::string_view actor);
   const std::optional<std::string>& actor() const { return actor_; }
   graph::GraphStore& store() { return *graph_; }
 

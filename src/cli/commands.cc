@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <unistd.h>
 
@@ -120,11 +121,10 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   for (const std::string& warning : config.warnings) std::cerr << "warning: " << warning << "\n";
   if (config.store) flags->default_store = *config.store;
   if (config.actor) flags->default_actor = *config.actor;
-  // An actor id is printed one per line (`commit list`): a control
-  // character in it could forge a line or drive the terminal.
-  const std::string& actor = flags->WriteActor();
-  if (std::any_of(actor.begin(), actor.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; })) {
-    return UsageError(fmt::format("the actor id {} contains control characters", compiler::EscapeForDisplay(actor)));
+  // Only writes record an actor, so only they are refused a bad one (from
+  // --as or the config file).
+  if (accepts.actor && !flags->WriteActor().empty()) {
+    if (Status st = api::Omnigraph::ValidateActorId(flags->WriteActor()); !st.ok()) return UsageError(st.message());
   }
   flags->default_output = config.output;
   if (config.table_max_column_width) flags->table.max_column_width = *config.table_max_column_width;
@@ -156,30 +156,39 @@ int Fail(const Status& st, bool /*json*/ = false) {
   return exit != details.end() && exit->second == "usage" ? kExitUsage : kExitError;
 }
 
+// Reads `fd` to its end. A descriptor that cannot be read (closed, a
+// directory) is an error, never an empty input.
+Result<std::string> ReadAllFrom(int fd, std::string_view name) {
+  std::string out;
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n == 0) return out;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EISDIR) return InvalidArgument(fmt::format("cannot read {}: it is a directory", name));
+      return IoError(fmt::format("cannot read {}: {}", name, std::strerror(errno)));
+    }
+    out.append(chunk, static_cast<size_t>(n));
+  }
+}
+
 // The whole of file `path`; "-" is standard input.
 Result<std::string> ReadFile(const std::string& path) {
-  std::ostringstream buffer;
-  if (path == "-") {
-    buffer << std::cin.rdbuf();
-    if (std::cin.bad()) return IoError("cannot read standard input");
-    return buffer.str();
-  }
-  // A directory opens as a stream that reads nothing: refuse it, or `load
-  // --data dir` would commit an empty load.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return InvalidArgument(fmt::format("cannot read '{}': it is a directory", path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  if (path == "-") return ReadAllFrom(STDIN_FILENO, "standard input");
+  const std::string name = fmt::format("'{}'", path);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     const int err = errno;
-    std::string why = err != 0 ? std::strerror(err) : "cannot open it";
-    return err == ENOENT ? NotFound(fmt::format("cannot read '{}': {}", path, why))
-                         : IoError(fmt::format("cannot read '{}': {}", path, why));
+    Status st = err == ENOENT ? NotFound(fmt::format("cannot read {}: {}", name, std::strerror(err)))
+                              : IoError(fmt::format("cannot read {}: {}", name, std::strerror(err)));
+    return st;
   }
-  buffer << in.rdbuf();
-  if (in.bad()) return IoError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  return buffer.str();
+  // A directory opens but reads as an error (EISDIR), refused rather than
+  // taken as empty: `load --data dir` must not commit an empty load.
+  auto data = ReadAllFrom(fd, name);
+  ::close(fd);
+  return data;
 }
 
 // The graph a command addresses as the user spelled it: the positional
@@ -404,7 +413,11 @@ int RunVerbs(int argc, char** argv, std::string* published) {
     EchoWriteTarget(flags, "load", *uri);
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
-    if (!flags.WriteActor().empty()) (*graph)->set_actor(flags.WriteActor());
+    if (Status st = (*graph)->set_actor(flags.WriteActor().empty() ? std::nullopt
+                                                                    : std::optional<std::string>(flags.WriteActor()));
+        !st.ok()) {
+      return void(exit_code = Fail(st));
+    }
     LoadProgressBar bar(*data);
     auto report = (*graph)->Load(*data, load_data, *mode, load_branch, bar.callback());
     bar.Finish();
@@ -482,6 +495,9 @@ int RunVerbs(int argc, char** argv, std::string* published) {
       *file = "<inline>";
       return Status::OK();
     }
+    if (q_file == "-" && q_params_file == "-") {
+      return UsageError("standard input can feed only one of --query and --params-file");
+    }
     OG_ASSIGN_OR_RETURN(*source, ReadFile(q_file));
     *file = q_file;
     return Status::OK();
@@ -529,7 +545,11 @@ int RunVerbs(int argc, char** argv, std::string* published) {
     if (!params.ok()) return void(exit_code = Fail(params.status()));
     auto graph = api::Omnigraph::Open(*uri);
     if (!graph.ok()) return void(exit_code = Fail(graph.status(), flags.json));
-    if (!flags.WriteActor().empty()) (*graph)->set_actor(flags.WriteActor());
+    if (Status st = (*graph)->set_actor(flags.WriteActor().empty() ? std::nullopt
+                                                                    : std::optional<std::string>(flags.WriteActor()));
+        !st.ok()) {
+      return void(exit_code = Fail(st));
+    }
     std::optional<std::string> if_commit;
     if (!q_if_commit.empty()) if_commit = q_if_commit;
     auto report = (*graph)->Mutate(source, file, q_name, *params, q_branch, if_commit);

@@ -126,15 +126,19 @@ Status ValidateCommitId(std::string_view id) {
   return Status::OK();
 }
 
-bool GraphStore::IsInitialized(ObjectStore* store, const std::string& root) {
-  return table::Dataset::LatestVersion(store, JoinPath(root, kManifestDir)).ok();
+Result<bool> GraphStore::IsInitialized(ObjectStore* store, const std::string& root) {
+  auto latest = table::Dataset::LatestVersion(store, JoinPath(root, kManifestDir));
+  if (latest.ok()) return true;
+  if (latest.status().code() == ErrorCode::kNotFound) return false;
+  return latest.status();
 }
 
 Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::string root, SchemaContract contract,
                                                      const std::vector<TableSpec>& tables) {
   std::shared_ptr<GraphStore> graph(new GraphStore(store, root));
   std::string manifest_root = graph->Key(kManifestDir);
-  if (IsInitialized(store.get(), root)) {
+  OG_ASSIGN_OR_RETURN(bool initialized, IsInitialized(store.get(), root));
+  if (initialized) {
     return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))
         .WithDetail("kind", "already_initialized");
   }
@@ -198,6 +202,13 @@ Result<std::shared_ptr<GraphStore>> GraphStore::CreateClaimed(std::shared_ptr<Gr
     return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))
         .WithDetail("kind", "already_initialized");
   }
+  if (created.details().count(std::string(kDurabilityDetail))) {
+    // __manifest v1 became visible but its name may not be durable: the
+    // graph may exist now and be gone after a power cut. Keep the claim.
+    return created.WithDetail("outcome", "indeterminate")
+        .WithDetail("commit", state.head.id)
+        .WithDetail("kind", "initialization_indeterminate");
+  }
   OG_RETURN_IF_ERROR(created);
   (void)store->Delete(graph->Key(kInitClaim));
   return graph;
@@ -210,7 +221,9 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::
   if (!head.ok()) {
     // A published graph missing an object names that object; only a root
     // without any __manifest version holds no graph.
-    if (head.status().code() != ErrorCode::kNotFound || IsInitialized(store.get(), root)) return head.status();
+    if (head.status().code() != ErrorCode::kNotFound) return head.status();
+    Result<bool> initialized = IsInitialized(store.get(), root);
+    if (!initialized.ok() || *initialized) return head.status();
     if (store->Head(graph->Key(kInitClaim)).ok()) {
       return NotFound(fmt::format("no graph at '{}': an init there has not finished ({} remains); unless one is "
                                   "running, run `omnigraph init` on it again",

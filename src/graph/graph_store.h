@@ -66,7 +66,9 @@ class GraphStore {
 
   // Whether a graph is initialized at `root`: some __manifest version is
   // published. An init that died before publishing leaves none.
-  static bool IsInitialized(ObjectStore* store, const std::string& root);
+  // Errors: whatever listing __manifest's versions fails with other than
+  // NotFound (a damaged graph is neither initialized nor free to init).
+  static Result<bool> IsInitialized(ObjectStore* store, const std::string& root);
 
   // Creates a graph at `root`: claims the root with __init_claim.json, creates
   // every table at version 1, then `__manifest` in one Create holding all

@@ -145,6 +145,9 @@ bool SplitFileDescriptor(std::string_view bytes, std::string_view* schema, uint6
   while (pos < bytes.size()) {
     uint64_t key, n;
     if (!ReadVarint(p, bytes.size(), &pos, &key)) return false;
+    // Field number 0 and tags beyond 32 bits are invalid protobuf: leave
+    // them to the full parse, which refuses them.
+    if (key >> 3 == 0 || key > 0xFFFFFFFFu) return false;
     if (key == (1 << 3 | 2) && !seen_schema) {
       if (!ReadVarint(p, bytes.size(), &pos, &n) || n > bytes.size() - pos) return false;
       *schema = bytes.substr(pos, n);

@@ -856,6 +856,26 @@ TEST_F(CliBadInputTest, APublishedWriteSucceedsWhenItsConfirmationIsLost) {
   EXPECT_EQ(read.err, "error: writing standard output failed: No space left on device\n");
 }
 
+// `-` is standard input, read once: unreadable input is an error, never an
+// empty load, and two inputs cannot both take it.
+TEST_F(CliBadInputTest, StandardInputIsReadOnceAndNeverTakenAsEmpty) {
+  MakeGraph(/*load=*/true);
+  const std::string before = Run("commit list g").out;
+  CliRun closed = Run("load g --data - --mode append --quiet <&-");
+  EXPECT_EQ(closed.rc, 1);
+  EXPECT_EQ(closed.err, "error: cannot read standard input: Bad file descriptor\n");
+  CliRun directory = Run("load g --data - --mode overwrite --quiet < .");
+  EXPECT_EQ(directory.rc, 1);
+  EXPECT_EQ(directory.err, "error: cannot read standard input: it is a directory\n");
+  EXPECT_EQ(Run("commit list g").out, before);
+  CliRun twice = Run("query by_age --store g --query - --params-file - < q.gq");
+  EXPECT_EQ(twice.rc, 2);
+  EXPECT_EQ(twice.err, "error: standard input can feed only one of --query and --params-file\n");
+  CliRun piped = Run("query by_age --store g --query - --params '{\"min\":26}' --format csv < q.gq");
+  EXPECT_EQ(piped.rc, 0) << piped.err;
+  EXPECT_EQ(piped.out, "p.name\nalice\n");
+}
+
 // An init killed before it published leaves no graph; opening names the
 // unfinished init, and init again completes it. A published graph missing
 // its current __manifest data file names that file, not "no graph".
@@ -889,7 +909,39 @@ TEST_F(CliBadInputTest, AnUnfinishedInitIsNamedAndCanBeRedone) {
   EXPECT_EQ(damaged.rc, 1);
   const std::string file_name = std::filesystem::path(newest_data).filename().string();
   EXPECT_EQ(damaged.err, "error: open 'g/__manifest/data/" + file_name + "': no such file\n");
+  // A __manifest whose versions cannot be listed is damaged, not free: init
+  // refuses before touching anything.
+  WriteFile(Path("g/__manifest/_versions/5.manifest"), "");
+  const auto tables = std::distance(std::filesystem::directory_iterator(Path("g/nodes")), {});
+  CliRun over = Run("init --schema schema.pg g");
+  EXPECT_EQ(over.rc, 1);
+  EXPECT_EQ(over.err, "error: __manifest/_versions: mixes V1 and V2 manifest names\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(Path("g/nodes")), {}), tables);
   EXPECT_EQ(damaged.err.find("no graph at"), std::string::npos) << damaged.err;
+}
+
+// An init whose __manifest v1 became visible but whose directory sync then
+// failed may or may not exist after a power cut: it says so (outcome
+// indeterminate, naming the genesis commit) instead of a plain failure.
+TEST_F(CliBadInputTest, AnInitWhosePublicationIsUnconfirmedSaysSo) {
+  WriteFile(Path("schema.pg"), kSchema);
+  int indeterminate = 0;
+  // Fail the k-th directory sync for every k until init gets through.
+  for (int k = 0; k < 64; ++k) {
+    std::filesystem::remove_all(Path("g"));
+    CliRun init = Run("init --schema schema.pg g", "",
+                      "OMNIGRAPH_FAILPOINTS=store.put.before_dir_sync=error@" + std::to_string(k));
+    if (init.rc == 0) break;
+    EXPECT_EQ(init.rc, 1);
+    if (init.err.find("outcome: indeterminate") == std::string::npos) continue;
+    ++indeterminate;
+    EXPECT_EQ(init.err.rfind("error: failpoint 'store.put.before_dir_sync' triggered\n  outcome: indeterminate: "
+                             "commit '", 0), 0u) << init.err;
+    // Visible now, so it opens; its claim stays until that is settled.
+    EXPECT_EQ(Run("snapshot g").rc, 0);
+    EXPECT_TRUE(std::filesystem::exists(Path("g/__init_claim.json")));
+  }
+  EXPECT_EQ(indeterminate, 1);
 }
 
 // Quoted input and actor ids never carry raw control characters to the
@@ -907,6 +959,18 @@ TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
   CliRun actor = Run("--as \"$(printf 'ann\\nforged')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
   EXPECT_EQ(actor.rc, 2);
   EXPECT_EQ(actor.err, "error: the actor id ann\\x0Aforged contains control characters\n");
+  // Not UTF-8: stored, it would make the commit's metadata unreadable JSON.
+  CliRun bytes = Run("--as \"$(printf 'bob\\377')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
+  EXPECT_EQ(bytes.rc, 2);
+  EXPECT_EQ(bytes.err, "error: the actor id bob\\xFF is not valid UTF-8\n");
+  // A bad operator.actor refuses writes only; reads record no actor.
+  std::filesystem::create_directories(Path("home"));
+  WriteFile(Path("home/config.yaml"), "operator:\n  actor: \"a\\tb\"\n");
+  EXPECT_EQ(Run("export g").rc, 0);
+  CliRun tab = Run("mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
+  EXPECT_EQ(tab.rc, 2);
+  EXPECT_EQ(tab.err, "error: the actor id a\\x09b contains control characters\n");
+  EXPECT_EQ(Run("commit list g").out.find("actor="), std::string::npos);
 }
 
 // The operator config (§5.5) supplies defaults the command line overrides:

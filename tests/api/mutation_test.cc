@@ -369,6 +369,8 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   EXPECT_EQ(read.status().message().rfind("node:Person version ", 0), 0u) << read.status().message();
   EXPECT_NE(read.status().message().find("is gone: "), std::string::npos) << read.status().message();
   EXPECT_NE(read.status().message().find("/data/"), std::string::npos) << read.status().message();
+  auto exported = (*reopened)->Export("main", {});
+  EXPECT_EQ(exported.status().code(), ErrorCode::kVersionReclaimed) << exported.status().ToString();
 
   // An old __manifest version removed: the head still reads, the history
   // walk stops with a typed error naming the version.
@@ -383,6 +385,19 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   EXPECT_EQ(history.status().message(),
             "graph history is incomplete: __manifest version 1 is gone (reclaimed by a cleanup of __manifest, or "
             "removed from the store); the 2 newer commits are intact");
+}
+
+// An actor id is stored in commit metadata JSON and printed one per line:
+// the embedded API refuses what would break either, keeping the old actor.
+TEST_F(MutationTest, ActorIdsMustBeUtf8WithoutControlCharacters) {
+  ASSERT_TRUE(graph_->set_actor("ann").ok());
+  EXPECT_EQ(graph_->set_actor(std::string("bob\xff")).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(graph_->set_actor(std::string("bob\nforged")).message(),
+            "the actor id bob\\x0Aforged contains control characters");
+  EXPECT_EQ(graph_->actor(), std::optional<std::string>("ann"));
+  auto r = Run("add_person", R"({"name":"carol","age":41})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(graph_->ListCommits()->front().actor_id, std::optional<std::string>("ann"));
 }
 
 }  // namespace
