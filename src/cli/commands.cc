@@ -137,7 +137,22 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
 // the contract, compiler/source.h); it is printed on a second line here so
 // that every bad query still names file, line and column.
 int Fail(const Status& st, bool /*json*/ = false) {
-  std::cerr << "error: " << st.message() << "\n";
+  // Messages quote input (paths, names, values): their control characters,
+  // newlines included, are shown escaped, so none reaches the terminal raw
+  // or forges a line. The only lines a message has on purpose are the two
+  // of a located parse or catalog error's source excerpt (already escaped).
+  std::string_view text = st.message();
+  std::string_view excerpt;
+  const auto& code = st.details().find("code");
+  if (code != st.details().end() && (code->second == "parse" || code->second == "catalog")) {
+    size_t last = text.rfind('\n');
+    size_t cut = last == std::string_view::npos || last == 0 ? std::string_view::npos : text.rfind('\n', last - 1);
+    if (cut != std::string_view::npos) {
+      excerpt = text.substr(cut);
+      text = text.substr(0, cut);
+    }
+  }
+  std::cerr << "error: " << compiler::EscapeForDisplay(text) << excerpt << "\n";
   const Status::Details& details = st.details();
   auto file = details.find("file"), line = details.find("line"), column = details.find("column");
   if (file != details.end() && line != details.end() && column != details.end()) {

@@ -46,6 +46,14 @@ std::string EscapeForDisplay(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     size_t length = Utf8SequenceLength(text, i);
+    // C1 controls (U+0080-U+009F, bytes C2 80-9F) drive terminals too.
+    const bool c1 = length == 2 && static_cast<unsigned char>(text[i]) == 0xC2 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if (c1) {
+      out += fmt::format("\\xC2\\x{:02X}", static_cast<unsigned char>(text[i + 1]));
+      i += 2;
+      continue;
+    }
     if (length == 0 || (length == 1 && IsEscapedControl(static_cast<unsigned char>(text[i])))) {
       out += fmt::format("\\x{:02X}", static_cast<unsigned char>(text[i]));
       ++i;

@@ -60,9 +60,9 @@ Status CatalogErrorAt(std::string_view file, std::string_view source, SourceLoca
 Status TypeError(std::string_view code, std::string_view what, SourceLocation loc = {});
 
 // `text` as messages quote input: every byte that is not part of a
-// well-formed UTF-8 sequence, and every control character but tab (C0 and
-// DEL), written as \xHH, so quoted input can neither garble a terminal nor
-// forge a line.
+// well-formed UTF-8 sequence, and every control character but tab (C0, DEL
+// and the C1 range U+0080-U+009F), written as \xHH bytes, so quoted input
+// can neither garble a terminal nor forge a line.
 std::string EscapeForDisplay(std::string_view text);
 
 // One source character as error messages quote it: printable characters as

@@ -959,6 +959,11 @@ TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
   CliRun actor = Run("--as \"$(printf 'ann\\nforged')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
   EXPECT_EQ(actor.rc, 2);
   EXPECT_EQ(actor.err, "error: the actor id ann\\x0Aforged contains control characters\n");
+  // Any message quoting input escapes its control characters (C0 with
+  // newlines, DEL, C1), so it stays one line and cannot drive the terminal.
+  CliRun branch = Run("query by_age --store g --query q.gq --params '{\"min\":1}' --branch \"$(printf 'b\\033[31m\\nx\\302\\233')\"");
+  EXPECT_EQ(branch.rc, 1);
+  EXPECT_EQ(branch.err, "error: branch 'b\\x1B[31m\\x0Ax\\xC2\\x9B' does not exist\n");
   // Not UTF-8: stored, it would make the commit's metadata unreadable JSON.
   CliRun bytes = Run("--as \"$(printf 'bob\\377')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
   EXPECT_EQ(bytes.rc, 2);
