@@ -137,8 +137,9 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
   // long, a directory on the way the user may not search) is an I/O error
   // naming why, not a missing graph.
   struct stat st;
-  if (::stat(uri.c_str(), &st) != 0 && errno != ENOENT && errno != ENOTDIR) {
-    return IoError(fmt::format("cannot open graph '{}': {}", uri, std::strerror(errno)));
+  if (::stat(uri.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err != ENOENT && err != ENOTDIR) return IoError(fmt::format("cannot open graph '{}': {}", uri, std::strerror(err)));
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(uri, ec)) return NotFound(fmt::format("no graph at '{}'", LocalStore(uri).Uri("")));

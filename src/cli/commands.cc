@@ -195,9 +195,8 @@ Result<std::string> ReadFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
-    Status st = err == ENOENT ? NotFound(fmt::format("cannot read {}: {}", name, std::strerror(err)))
-                              : IoError(fmt::format("cannot read {}: {}", name, std::strerror(err)));
-    return st;
+    std::string message = fmt::format("cannot read {}: {}", name, std::strerror(err));
+    return err == ENOENT ? NotFound(std::move(message)) : IoError(std::move(message));
   }
   // A directory opens but reads as an error (EISDIR), refused rather than
   // taken as empty: `load --data dir` must not commit an empty load.
@@ -267,11 +266,8 @@ Result<std::string> ReadParams(const std::string& params, const std::string& par
 
 namespace {
 
-// The deprecated spellings (surface §5.2) are rewritten to their commands
-// before parsing, each with a one-line warning on stderr: `read` → `query`,
-// `change` → `mutate`, and `check`, `query lint`, `query check` → `lint`.
-// The verb is the first word that is neither a global flag nor the value of
-// one.
+// The index of the verb in `args`: the first word that is neither a global
+// flag nor the value of one (args.size() when there is none).
 size_t VerbIndex(const std::vector<std::string>& args) {
   size_t verb = 0;
   while (verb < args.size() && args[verb].rfind("-", 0) == 0) {
@@ -281,6 +277,9 @@ size_t VerbIndex(const std::vector<std::string>& args) {
   return verb;
 }
 
+// The deprecated spellings (surface §5.2) are rewritten to their commands
+// before parsing, each with a one-line warning on stderr: `read` → `query`,
+// `change` → `mutate`, and `check`, `query lint`, `query check` → `lint`.
 std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t verb = VerbIndex(args);
