@@ -578,6 +578,12 @@ class CliBadInputTest : public ::testing::Test {
     return r;
   }
   std::string Path(const std::string& name) { return dir_.path() + "/" + name; }
+  // Runs `args` and expects exit code `rc` with exactly `err` on stderr.
+  void ExpectFailure(const std::string& args, int rc, const std::string& err) {
+    CliRun run = Run(args);
+    EXPECT_EQ(run.rc, rc) << args;
+    EXPECT_EQ(run.err, err) << args;
+  }
   // Writes schema.pg, seed.jsonl and q.gq, and creates graph `g` from them,
   // loaded with the seed when `load`.
   void MakeGraph(bool load) {
@@ -797,7 +803,8 @@ TEST_F(CliBadInputTest, CommitShowNamesItsFlagAndLintWarnsOnMixedMutations) {
             "error: no graph given: pass --uri <graph> or --store <path> (or set defaults.store in the operator "
             "config)\n");
   WriteFile(Path("schema.pg"), kSchema);
-  WriteFile(Path("mixed.gq"), "query swap($n: String) {\n  insert Company { name: $n }\n  delete Company where name = $n\n}\n");
+  WriteFile(Path("mixed.gq"),
+            "query swap($n: String) {\n  insert Company { name: $n }\n  delete Company where name = $n\n}\n");
   CliRun lint = Run("lint --query mixed.gq --schema schema.pg");
   EXPECT_EQ(lint.rc, 0) << lint.err;
   EXPECT_EQ(lint.out,
@@ -816,16 +823,11 @@ TEST_F(CliBadInputTest, CommitShowNamesItsFlagAndLintWarnsOnMixedMutations) {
 // never an uncaught exception.
 TEST_F(CliBadInputTest, UnexaminableGraphPathsAreErrorsNotCrashes) {
   std::filesystem::create_symlink("loopy", Path("loopy"));
-  CliRun loop = Run("snapshot loopy");
-  EXPECT_EQ(loop.rc, 1);
-  EXPECT_EQ(loop.err, "error: cannot open graph 'loopy': Too many levels of symbolic links\n");
+  ExpectFailure("snapshot loopy", 1, "error: cannot open graph 'loopy': Too many levels of symbolic links\n");
   const std::string long_name(300, 'y');
-  CliRun too_long = Run("export " + long_name);
-  EXPECT_EQ(too_long.rc, 1);
-  EXPECT_EQ(too_long.err, "error: cannot open graph '" + long_name + "': File name too long\n");
-  CliRun missing = Run("load g --data missing.jsonl --mode merge");
-  EXPECT_EQ(missing.rc, 1);
-  EXPECT_EQ(missing.err, "error: cannot read 'missing.jsonl': No such file or directory\n");
+  ExpectFailure("export " + long_name, 1, "error: cannot open graph '" + long_name + "': File name too long\n");
+  ExpectFailure("load g --data missing.jsonl --mode merge", 1,
+                "error: cannot read 'missing.jsonl': No such file or directory\n");
 }
 
 // A write whose commit is durable reports success even when its
@@ -845,9 +847,10 @@ TEST_F(CliBadInputTest, APublishedWriteSucceedsWhenItsConfirmationIsLost) {
                           "on device\n");
   // A reader that went away: the write outlives it (no SIGPIPE death) and
   // exits 0, warning on stderr.
-  WriteFile(Path("closed.sh"), "OMNIGRAPH_HOME=home '" + CliBinary() + "' mutate add --store g --query q.gq --params '{\"name\":\"yan\"}' "
-                               "2>closed.err | (exec 0<&-; sleep 1)\nexit ${PIPESTATUS[0]}\n");
-  CliRun closed = Run("version", "", "bash closed.sh; echo $? > closed.rc;");
+  WriteFile(Path("closed.sh"), "OMNIGRAPH_HOME=home '" + CliBinary() +
+                                   "' mutate add --store g --query q.gq --params '{\"name\":\"yan\"}' "
+                                   "2>closed.err | (exec 0<&-; sleep 1)\nexit ${PIPESTATUS[0]}\n");
+  Run("version", "", "bash closed.sh; echo $? > closed.rc;");
   EXPECT_EQ(ReadAll(Path("closed.rc")), "0\n");
   EXPECT_EQ(ReadAll(Path("closed.err")).substr(0, 18), "warning: commit 'h");
   EXPECT_EQ(Run("query maybe --store g --query q.gq --params '{\"n\":\"yan\"}' --format csv").out, "p.name\nyan\n");
@@ -861,16 +864,13 @@ TEST_F(CliBadInputTest, APublishedWriteSucceedsWhenItsConfirmationIsLost) {
 TEST_F(CliBadInputTest, StandardInputIsReadOnceAndNeverTakenAsEmpty) {
   MakeGraph(/*load=*/true);
   const std::string before = Run("commit list g").out;
-  CliRun closed = Run("load g --data - --mode append --quiet <&-");
-  EXPECT_EQ(closed.rc, 1);
-  EXPECT_EQ(closed.err, "error: cannot read standard input: Bad file descriptor\n");
-  CliRun directory = Run("load g --data - --mode overwrite --quiet < .");
-  EXPECT_EQ(directory.rc, 1);
-  EXPECT_EQ(directory.err, "error: cannot read standard input: it is a directory\n");
+  ExpectFailure("load g --data - --mode append --quiet <&-", 1,
+                "error: cannot read standard input: Bad file descriptor\n");
+  ExpectFailure("load g --data - --mode overwrite --quiet < .", 1,
+                "error: cannot read standard input: it is a directory\n");
   EXPECT_EQ(Run("commit list g").out, before);
-  CliRun twice = Run("query by_age --store g --query - --params-file - < q.gq");
-  EXPECT_EQ(twice.rc, 2);
-  EXPECT_EQ(twice.err, "error: standard input can feed only one of --query and --params-file\n");
+  ExpectFailure("query by_age --store g --query - --params-file - < q.gq", 2,
+                "error: standard input can feed only one of --query and --params-file\n");
   CliRun piped = Run("query by_age --store g --query - --params '{\"min\":26}' --format csv < q.gq");
   EXPECT_EQ(piped.rc, 0) << piped.err;
   EXPECT_EQ(piped.out, "p.name\nalice\n");
@@ -885,11 +885,10 @@ TEST_F(CliBadInputTest, AnUnfinishedInitIsNamedAndCanBeRedone) {
   CliRun killed = Run("init --schema schema.pg g", "", "OMNIGRAPH_FAILPOINTS=table.commit.before_manifest=crash@4");
   EXPECT_NE(killed.rc, 0);
   ASSERT_TRUE(std::filesystem::exists(Path("g/__init_claim.json")));
-  CliRun open = Run("snapshot g");
-  EXPECT_EQ(open.rc, 1);
-  EXPECT_EQ(open.err, "error: no graph at '" + Path("g") +
-                          "': an init there has not finished (__init_claim.json remains); unless one is running, "
-                          "run `omnigraph init` on it again\n");
+  ExpectFailure("snapshot g", 1,
+                "error: no graph at '" + Path("g") +
+                    "': an init there has not finished (__init_claim.json remains); unless one is running, run "
+                    "`omnigraph init` on it again\n");
   CliRun again = Run("init --schema schema.pg g");
   ASSERT_EQ(again.rc, 0) << again.err;
   EXPECT_FALSE(std::filesystem::exists(Path("g/__init_claim.json")));
@@ -913,9 +912,7 @@ TEST_F(CliBadInputTest, AnUnfinishedInitIsNamedAndCanBeRedone) {
   // refuses before touching anything.
   WriteFile(Path("g/__manifest/_versions/5.manifest"), "");
   const auto tables = std::distance(std::filesystem::directory_iterator(Path("g/nodes")), {});
-  CliRun over = Run("init --schema schema.pg g");
-  EXPECT_EQ(over.rc, 1);
-  EXPECT_EQ(over.err, "error: __manifest/_versions: mixes V1 and V2 manifest names\n");
+  ExpectFailure("init --schema schema.pg g", 1, "error: __manifest/_versions: mixes V1 and V2 manifest names\n");
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(Path("g/nodes")), {}), tables);
   EXPECT_EQ(damaged.err.find("no graph at"), std::string::npos) << damaged.err;
 }
@@ -961,20 +958,18 @@ TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
   EXPECT_EQ(actor.err, "error: the actor id ann\\x0Aforged contains control characters\n");
   // Any message quoting input escapes its control characters (C0 with
   // newlines, DEL, C1), so it stays one line and cannot drive the terminal.
-  CliRun branch = Run("query by_age --store g --query q.gq --params '{\"min\":1}' --branch \"$(printf 'b\\033[31m\\nx\\302\\233')\"");
-  EXPECT_EQ(branch.rc, 1);
-  EXPECT_EQ(branch.err, "error: branch 'b\\x1B[31m\\x0Ax\\xC2\\x9B' does not exist\n");
+  ExpectFailure("query by_age --store g --query q.gq --params '{\"min\":1}' "
+                "--branch \"$(printf 'b\\033[31m\\nx\\302\\233')\"",
+                1, "error: branch 'b\\x1B[31m\\x0Ax\\xC2\\x9B' does not exist\n");
   // Not UTF-8: stored, it would make the commit's metadata unreadable JSON.
-  CliRun bytes = Run("--as \"$(printf 'bob\\377')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
-  EXPECT_EQ(bytes.rc, 2);
-  EXPECT_EQ(bytes.err, "error: the actor id bob\\xFF is not valid UTF-8\n");
+  ExpectFailure("--as \"$(printf 'bob\\377')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'", 2,
+                "error: the actor id bob\\xFF is not valid UTF-8\n");
   // A bad operator.actor refuses writes only; reads record no actor.
   std::filesystem::create_directories(Path("home"));
   WriteFile(Path("home/config.yaml"), "operator:\n  actor: \"a\\tb\"\n");
   EXPECT_EQ(Run("export g").rc, 0);
-  CliRun tab = Run("mutate add --store g --query q.gq --params '{\"name\":\"x\"}'");
-  EXPECT_EQ(tab.rc, 2);
-  EXPECT_EQ(tab.err, "error: the actor id a\\x09b contains control characters\n");
+  ExpectFailure("mutate add --store g --query q.gq --params '{\"name\":\"x\"}'", 2,
+                "error: the actor id a\\x09b contains control characters\n");
   EXPECT_EQ(Run("commit list g").out.find("actor="), std::string::npos);
 }
 
