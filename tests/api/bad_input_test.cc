@@ -617,42 +617,34 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
   std::string exported = Run("export g").out;
 
-  CliRun bad_load = Run("load g --data bad.jsonl --mode merge --quiet");
-  EXPECT_EQ(bad_load.rc, 1);
-  EXPECT_EQ(bad_load.err, "error: bad.jsonl:2: dst 'zoe' not found in Person\n");
+  ExpectFailure("load g --data bad.jsonl --mode merge --quiet", 1,
+                "error: bad.jsonl:2: dst 'zoe' not found in Person\n");
   // A directory reads as an empty stream: refused, not an empty commit.
   std::filesystem::create_directory(Path("data_dir"));
-  CliRun directory = Run("load g --data data_dir --mode overwrite --quiet");
-  EXPECT_EQ(directory.rc, 1);
-  EXPECT_EQ(directory.err, "error: cannot read 'data_dir': it is a directory\n");
+  ExpectFailure("load g --data data_dir --mode overwrite --quiet", 1,
+                "error: cannot read 'data_dir': it is a directory\n");
   EXPECT_EQ(Run("export g").out, exported);
-  CliRun type_error = Run("query --store g --query bad.gq");
-  EXPECT_EQ(type_error.rc, 1);
-  EXPECT_EQ(type_error.err, "error: type error: T1: unknown node type `Persn`\n  --> bad.gq:2:11\n");
-  CliRun bad_params = Run("query by_age --store g --query q.gq --params '{\"min\":\"ten\"}'");
-  EXPECT_EQ(bad_params.rc, 1);
-  EXPECT_EQ(bad_params.err, "error: parameter 'min': expects an integer for I32, got \"ten\"\n");
-  CliRun bad_mutation = Run("mutate add --store g --query q.gq --params '{\"name\":\"x\",\"age\":\"old\"}'");
-  EXPECT_EQ(bad_mutation.rc, 1);
-  EXPECT_EQ(bad_mutation.err, "error: parameter 'age': expects an integer for I32, got \"old\"\n");
+  ExpectFailure("query --store g --query bad.gq", 1,
+                "error: type error: T1: unknown node type `Persn`\n  --> bad.gq:2:11\n");
+  ExpectFailure("query by_age --store g --query q.gq --params '{\"min\":\"ten\"}'", 1,
+                "error: parameter 'min': expects an integer for I32, got \"ten\"\n");
+  ExpectFailure("mutate add --store g --query q.gq --params '{\"name\":\"x\",\"age\":\"old\"}'", 1,
+                "error: parameter 'age': expects an integer for I32, got \"old\"\n");
 
   // Usage errors: unknown flag, missing required option, conflicting options.
   EXPECT_EQ(Run("load g --data seed.jsonl --mode overwrite --bogus").rc, 2);
   EXPECT_EQ(Run("load g --data seed.jsonl").rc, 2);
   EXPECT_EQ(Run("load g --data seed.jsonl --mode upsert").rc, 2);
-  CliRun both_sources = Run("query --store g --query q.gq -e 'query q() { match { $p: Person } return { $p } }'");
-  EXPECT_EQ(both_sources.rc, 2);
-  EXPECT_EQ(both_sources.err, "error: pass exactly one of --query FILE or -e/--query-string SOURCE\n");
+  ExpectFailure("query --store g --query q.gq -e 'query q() { match { $p: Person } return { $p } }'", 2,
+                "error: pass exactly one of --query FILE or -e/--query-string SOURCE\n");
   EXPECT_EQ(Run("query count_all --store g").rc, 2);
   EXPECT_EQ(Run("query count_all --store g --query q.gq --params '{}' --params-file q.gq").rc, 2);
   EXPECT_EQ(Run("query count_all --store g --query q.gq --branch dev --snapshot x").rc, 2);
-  CliRun branch_and_snapshot = Run("query count_all --store g --query q.gq --branch main --snapshot x");
-  EXPECT_EQ(branch_and_snapshot.rc, 2);
-  EXPECT_EQ(branch_and_snapshot.err, "--branch excludes --snapshot\nRun with --help or --help-all for more information.\n");
+  ExpectFailure("query count_all --store g --query q.gq --branch main --snapshot x", 2,
+                "--branch excludes --snapshot\nRun with --help or --help-all for more information.\n");
   EXPECT_EQ(Run("query count_all --query q.gq").rc, 2);
-  CliRun read_as = Run("query count_all --store g --query q.gq --as bob");
-  EXPECT_EQ(read_as.rc, 2);
-  EXPECT_EQ(read_as.err, "error: --as applies to writes; `query` makes no commit\n");
+  ExpectFailure("query count_all --store g --query q.gq --as bob", 2,
+                "error: --as applies to writes; `query` makes no commit\n");
   // Every verb refuses the global flags it cannot use (§5.1), before any
   // effect; --quiet is harmless everywhere.
   const std::vector<std::pair<std::string, std::string>> unusable = {
@@ -699,13 +691,9 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   // A word that names no command says which; extras keep their order.
   const std::string more = "Run with --help or --help-all for more information.\n";
   EXPECT_EQ(Run("--store g frobnicate x").err, "error: unknown command 'frobnicate'\n" + more);
-  CliRun unknown_child = Run("schema plan g --schema schema.pg");
-  EXPECT_EQ(unknown_child.rc, 2);
-  EXPECT_EQ(unknown_child.err, "error: unknown command 'schema plan'\n" + more);
+  ExpectFailure("schema plan g --schema schema.pg", 2, "error: unknown command 'schema plan'\n" + more);
   EXPECT_EQ(Run("commit changes --uri g X").err, "error: unknown command 'commit changes'\n" + more);
-  CliRun extras = Run("query count_all --store g --query q.gq one two");
-  EXPECT_EQ(extras.rc, 2);
-  EXPECT_EQ(extras.err, "error: unexpected arguments: one two\n" + more);
+  ExpectFailure("query count_all --store g --query q.gq one two", 2, "error: unexpected arguments: one two\n" + more);
 
   // Output that cannot be written is an error, not a silent exit 0.
   CliRun full = Run("export g", "/dev/full");
@@ -779,13 +767,9 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(change.rc, 0) << change.err;
   EXPECT_EQ(change.err, "warning: `change` is deprecated; use `mutate`\n");
   // The compiler's "pass --name" advice works: --name is NAME's flag form.
-  CliRun no_name = Run("query --store g --query q.gq");
-  EXPECT_EQ(no_name.rc, 1);
-  EXPECT_EQ(no_name.err, "error: query file contains multiple queries; pass --name\n");
+  ExpectFailure("query --store g --query q.gq", 1, "error: query file contains multiple queries; pass --name\n");
   // An empty inline source is a source with no query, not a missing one.
-  CliRun empty_source = Run("query --store g -e ''");
-  EXPECT_EQ(empty_source.rc, 1);
-  EXPECT_EQ(empty_source.err, "error: query file contains no queries\n");
+  ExpectFailure("query --store g -e ''", 1, "error: query file contains no queries\n");
   CliRun by_flag = Run("query --name count_all --store g --query q.gq --format csv");
   EXPECT_EQ(by_flag.rc, 0) << by_flag.err;
   EXPECT_EQ(by_flag.out, "n\n5\n");  // walt added
@@ -1036,9 +1020,9 @@ TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
 
   // A broken config fails the command loudly, naming the file and place.
   WriteFile(Path("home/config.yaml"), "defaults:\n  output: xml\n");
-  CliRun bad = Run("query count_all --query q.gq");
-  EXPECT_EQ(bad.rc, 1);
-  EXPECT_EQ(bad.err, "error: " + Path("home/config.yaml") + ": defaults.output must be table, kv, csv, jsonl or json, got 'xml'\n");
+  ExpectFailure("query count_all --query q.gq", 1,
+                "error: " + Path("home/config.yaml") +
+                    ": defaults.output must be table, kv, csv, jsonl or json, got 'xml'\n");
   // `version` reads no config.
   EXPECT_EQ(Run("version").rc, 0);
 }
