@@ -49,10 +49,8 @@ Result<std::string> ExportGraph(graph::GraphStore& graph, const graph::GraphStat
   // std::map orders "edge:*" before "node:*", then by name.
   for (const auto& [key, table] : state.tables) {
     if (!types.empty() && std::find(types.begin(), types.end(), table.type_name()) == types.end()) continue;
-    // Through LoadTable, as queries read: a pinned version whose objects are
-    // gone is reported the same way (version_reclaimed).
-    OG_ASSIGN_OR_RETURN(graph::TableDataPtr data, graph.LoadTable(table));
-    const RecordBatchPtr& rows = data->rows();
+    // Read once and not cached: an export visits every table one time.
+    OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, graph.ReadTable(table));
     const Schema& schema = *rows->schema();
     int id_column = schema.FieldIndex("id");
     if (id_column < 0) return CorruptData(fmt::format("table '{}' has no id column", key));

@@ -358,12 +358,16 @@ Result<TableDataPtr> GraphStore::LoadTable(const TableEntry& table) {
       return it->second.data;
     }
   }
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, ReadTable(table));
+  if (!rows->GetColumn("id")) return CorruptData(fmt::format("table '{}' has no id column", table.table_key));
+  return CacheTableData(key, std::make_shared<const TableData>(std::move(rows)));
+}
+
+Result<RecordBatchPtr> GraphStore::ReadTable(const TableEntry& table) {
   OG_ASSIGN_OR_RETURN(table::Dataset dataset, OpenTable(table));
   auto read = dataset.ToBatch({});
   if (!read.ok() && read.status().code() == ErrorCode::kNotFound) return PinnedVersionGone(table, read.status());
-  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, std::move(read));
-  if (!rows->GetColumn("id")) return CorruptData(fmt::format("table '{}' has no id column", table.table_key));
-  return CacheTableData(key, std::make_shared<const TableData>(std::move(rows)));
+  return read;
 }
 
 void GraphStore::RememberAppend(const TableEntry& before, const TableEntry& after,

@@ -108,8 +108,13 @@ class GraphStore {
   // when the opened transaction is not the pinned one.
   Result<table::Dataset> OpenTable(const TableEntry& table);
 
-  // Every live row of `table` at its pin, cached by exact identity (bounded
-  // by kTableDataCacheBytes, least recently used first out).
+  // Every live row of `table` at its pin, read now and not cached (a
+  // one-pass reader such as export). Errors: those of OpenTable;
+  // VersionReclaimed when a file the pinned version names is gone.
+  Result<RecordBatchPtr> ReadTable(const TableEntry& table);
+
+  // ReadTable, cached by exact identity (bounded by kTableDataCacheBytes,
+  // least recently used first out).
   Result<TableDataPtr> LoadTable(const TableEntry& table);
 
   // Records that `after` is `before` plus `appended` rows, so the data of
