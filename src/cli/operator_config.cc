@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion
 #include <yaml-cpp/yaml.h>
 
 namespace omnigraph::cli {
@@ -138,6 +139,10 @@ Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_vi
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    return InvalidArgument(
+        fmt::format("{}:{}:{}: nested too deeply for the YAML parser", path, e.mark.line + 1, e.mark.column + 1));
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return InvalidArgument(fmt::format("{}: {}", path, e.msg));
     return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));

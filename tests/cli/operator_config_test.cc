@@ -1,5 +1,6 @@
 // The operator config file (spec/surface.md §5.5).
 #include "cli/operator_config.h"
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -98,6 +99,16 @@ TEST(OperatorConfig, SyntaxErrorsNameLineAndColumn) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(config.status().message().rfind("c.yaml:4:1: ", 0), 0u) << config.status().message();
+}
+
+TEST(OperatorConfig, DeepNestingIsRefusedWithItsReason) {
+  // yaml-cpp stops deep nesting with the message "bad file"; the
+  // message must say what is wrong with the file.
+  std::string flow = "defaults: " + std::string(2100, '[') + std::string(2100, ']') + "\n";
+  auto config = ParseOperatorConfig(flow, "c.yaml");
+  ASSERT_FALSE(config.ok());
+  EXPECT_EQ(config.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(config.status().message(), "c.yaml:1:4211: nested too deeply for the YAML parser");
 }
 
 }  // namespace
