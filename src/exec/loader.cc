@@ -76,7 +76,7 @@ class Loader {
       ++line_no;
       pos = end + 1;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      if (line.find_first_not_of(" \t\r\f") == std::string_view::npos) {
         if (end == data.size()) break;
         continue;
       }

@@ -152,6 +152,10 @@ class Planner {
     for (const ir::Assignment& a : s.assignments) {
       OG_ASSIGN_OR_RETURN(Scalar v, Resolve(a.value));
       if (v.is_null() && !a.type.nullable) {
+        bool is_key = table->node && std::find(table->node->key.begin(), table->node->key.end(), a.property) !=
+                                         table->node->key.end();
+        // §3.2 words a null key value as a missing one.
+        if (is_key) return InvalidArgument(fmt::format("insert missing @key property '{}'", a.property));
         return InvalidArgument(fmt::format("missing required property '{}'", a.property));
       }
       OG_ASSIGN_OR_RETURN(image[table->Column(a.property)], ForColumn(a.type, v, a.property));

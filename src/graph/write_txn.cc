@@ -76,6 +76,37 @@ bool HasDuplicateIds(const std::vector<RecordBatchPtr>& batches) {
   return false;
 }
 
+bool IsKeyedWrite(const TableChange& change) {
+  return change.kind == TableChange::Kind::kUpsert || change.kind == TableChange::Kind::kStrictInsert;
+}
+
+// The budgets of keyed writes, checked before anything is staged: per
+// table, and their bytes summed over every table of the write (engine.md
+// §5.3: "the same budget aggregated across tables").
+Status CheckKeyedWriteBudgets(const std::vector<TableChange>& changes) {
+  uint64_t total_bytes = 0;
+  for (const TableChange& change : changes) {
+    if (!IsKeyedWrite(change)) continue;
+    uint64_t rows = 0, bytes = 0;
+    for (const RecordBatchPtr& b : change.rows) {
+      rows += static_cast<uint64_t>(b->num_rows());
+      for (int c = 0; c < b->num_columns(); ++c) bytes += static_cast<uint64_t>(b->column(c)->MemoryBytes());
+    }
+    if (rows > kKeyedWriteMaxRows) {
+      return ResourceLimitExceeded(fmt::format("keyed entities for {}", change.table_key), kKeyedWriteMaxRows, rows);
+    }
+    if (bytes > kKeyedWriteMaxBytes) {
+      return ResourceLimitExceeded(fmt::format("keyed parsed entity bytes for {}", change.table_key),
+                                   kKeyedWriteMaxBytes, bytes);
+    }
+    total_bytes += bytes;
+  }
+  if (total_bytes > kKeyedWriteMaxBytes) {
+    return ResourceLimitExceeded("keyed parsed entity bytes across tables", kKeyedWriteMaxBytes, total_bytes);
+  }
+  return Status::OK();
+}
+
 // Stages `change` on the table's pin; *appended tells whether the staged
 // transaction only appends the change's rows.
 Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, const TableEntry& entry,
@@ -89,18 +120,6 @@ Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, c
   switch (change.kind) {
     case TableChange::Kind::kUpsert:
     case TableChange::Kind::kStrictInsert: {
-      uint64_t rows = 0, bytes = 0;
-      for (const RecordBatchPtr& b : change.rows) {
-        rows += static_cast<uint64_t>(b->num_rows());
-        for (int c = 0; c < b->num_columns(); ++c) bytes += static_cast<uint64_t>(b->column(c)->MemoryBytes());
-      }
-      if (rows > kKeyedWriteMaxRows) {
-        return ResourceLimitExceeded(fmt::format("keyed entities for {}", entry.table_key), kKeyedWriteMaxRows, rows);
-      }
-      if (bytes > kKeyedWriteMaxBytes) {
-        return ResourceLimitExceeded(fmt::format("keyed parsed entity bytes for {}", entry.table_key),
-                                     kKeyedWriteMaxBytes, bytes);
-      }
       // When the pinned rows hold none of the ids (the common insert), the
       // keyed merge is exactly an append: stage that and skip the table
       // store's scan of every key in the table.
@@ -165,6 +184,7 @@ Result<WriteTxn> WriteTxn::Capture(GraphStore& graph, std::string_view branch) {
 }
 
 Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, const std::vector<TableChange>& changes) {
+  OG_RETURN_IF_ERROR(CheckKeyedWriteBudgets(changes));
   // Stage outside the gates.
   std::vector<StagedTable> staged;
   std::vector<std::string> keys;

@@ -495,7 +495,8 @@ TEST_F(BadInputTest, AnOverlongLineIsAResourceLimitBeforeAnyEffect) {
 }
 
 // §4.3: append and merge write at most 8,192 entities and 32 MiB of staged
-// Arrow data per type; overwrite has neither budget (a bulk load is one
+// Arrow data per type, and 32 MiB summed over types; overwrite has neither
+// budget (a bulk load is one
 // overwrite). Refused before any effect.
 TEST_F(BadInputTest, KeyedWritesHaveRowAndByteBudgetsPerType) {
   std::string many;
@@ -516,8 +517,27 @@ TEST_F(BadInputTest, KeyedWritesHaveRowAndByteBudgetsPerType) {
     EXPECT_GT(std::stoll(r.status().details().at("actual")), 3ll * (12 << 20));
     ExpectUnchanged("bytes");
   }
-  // Overwrite takes both.
-  ASSERT_TRUE(LoadBad(many, LoadMode::kOverwrite).ok());
+  // Under each type's budget but over it summed across types (engine.md
+  // §5.3): 2 x 20 MiB of Note and Company rows.
+  std::string wide(20u << 20, 'w');
+  auto two_types = [&](const std::string& company) {
+    return "{\"type\":\"Note\",\"data\":{\"body\":\"" + wide + "\"}}\n" + "{\"type\":\"Company\",\"data\":{\"name\":\"" +
+           company + "\",\"code\":\"" + wide + "\"}}\n";
+  };
+  for (LoadMode mode : {LoadMode::kAppend, LoadMode::kMerge}) {
+    auto r = LoadBad(two_types("globex"), mode);
+    ASSERT_EQ(r.status().code(), ErrorCode::kResourceLimitExceeded) << r.status().ToString();
+    EXPECT_EQ(r.status().details().at("resource"), "keyed parsed entity bytes across tables");
+    EXPECT_EQ(r.status().details().at("limit"), "33554432");
+    EXPECT_GT(std::stoll(r.status().details().at("actual")), 2ll * (20 << 20));
+    ExpectUnchanged("bytes across tables");
+  }
+  // Overwrite takes all three.
+  // (acme stays: a committed WorksAt edge needs it)
+  auto overwrite = LoadBad(two_types("acme"), LoadMode::kOverwrite);
+  ASSERT_TRUE(overwrite.ok()) << overwrite.status().ToString();
+  auto many_overwrite = LoadBad(many, LoadMode::kOverwrite);
+  ASSERT_TRUE(many_overwrite.ok()) << many_overwrite.status().ToString();
   ASSERT_TRUE(LoadBad(big, LoadMode::kOverwrite).ok());
 }
 

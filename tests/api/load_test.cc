@@ -305,8 +305,9 @@ TEST_F(LoadTest, EnvelopeErrorsNameTheLine) {
     ASSERT_FALSE(r.ok()) << line;
     EXPECT_EQ(r.status().message(), message);
   }
-  // Blank and whitespace-only lines and CRLF are fine.
-  auto ok = g->Load("\n  \r\n{\"type\":\"Person\",\"data\":{\"name\":\"z\"}}\r\n\n", "data.jsonl", LoadMode::kAppend);
+  // Blank and whitespace-only lines (ASCII whitespace, form feed included)
+  // and CRLF are fine.
+  auto ok = g->Load("\n  \r\n\f \t\n{\"type\":\"Person\",\"data\":{\"name\":\"z\"}}\r\n\n", "data.jsonl", LoadMode::kAppend);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   auto again = g->Load("{\"type\":\"Person\",\"data\":{\"name\":\"z\"}}", "data.jsonl", LoadMode::kAppend);
   EXPECT_EQ(again.status().code(), ErrorCode::kKeyConflict);

@@ -54,6 +54,8 @@ query mixed() {
 }
 query add_aged($name: String, $age: F64) { insert Person { name: $name, age: $age } }
 query set_age_float($name: String, $age: F32) { update Person set { age: $age } where name = $name }
+query add_maybe($name: String?) { insert Person { name: $name } }
+query note_maybe($body: String?) { insert Note { body: $body } }
 )";
 
 class MutationTest : public ::testing::Test {
@@ -341,6 +343,18 @@ TEST_F(MutationTest, ParameterErrorsAreTyped) {
   EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
   auto not_object = Run("set_age", "[1]");
   EXPECT_EQ(not_object.status().message(), "params must be a JSON object");
+}
+
+TEST_F(MutationTest, NullValuesForRequiredPropertiesAreRefusedByName) {
+  // A nullable parameter is the one way to give a key no value at run time;
+  // §3.2 words that as a missing key.
+  auto key = Run("add_maybe", R"({"name":null})");
+  EXPECT_EQ(key.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(key.status().message(), "insert missing @key property 'name'");
+  auto body = Run("note_maybe", R"({"body":null})");
+  EXPECT_EQ(body.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(body.status().message(), "missing required property 'body'");
+  EXPECT_EQ(Commits(), 2u);  // init and load only
 }
 
 // Objects a published version needs can vanish under the graph: a Lance
