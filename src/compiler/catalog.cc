@@ -436,17 +436,24 @@ class CatalogBuilder {
       }
       return Status::OK();
     };
-    size_t key_count = 0;
+    // Property-level keys are desugared after the body-level constraints,
+    // so the second @key is the second in source order, not in this list.
+    std::vector<const SConstraint*> keys;
+    for (const SConstraint& c : constraints) {
+      if (c.kind == SConstraint::Kind::kKey) keys.push_back(&c);
+    }
+    if (!is_edge && keys.size() > 1) {
+      std::stable_sort(keys.begin(), keys.end(),
+                       [](const SConstraint* a, const SConstraint* b) { return a->location.offset < b->location.offset; });
+      return ParseError(keys[1]->location,
+                        fmt::format("node type {} has multiple @key constraints; only one is supported", type_name));
+    }
     for (const SConstraint& c : constraints) {
       switch (c.kind) {
         case SConstraint::Kind::kKey: {
           if (is_edge) {
             return ParseError(c.location,
                               fmt::format("@key constraint is not supported on edges (edge {})", type_name));
-          }
-          if (++key_count > 1) {
-            return ParseError(c.location, fmt::format("node type {} has multiple @key constraints; only one is supported",
-                                                      type_name));
           }
           OG_RETURN_IF_ERROR(no_repeats(c, "key"));
           for (size_t i = 0; i < c.columns.size(); ++i) {

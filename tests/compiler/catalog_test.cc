@@ -159,6 +159,10 @@ TEST(SchemaKey, OneKeyPerNode) {
             "  |             ^");
   EXPECT_EQ(SchemaErrorLine("node P { a: String b: String @key(a) @key(b) }"),
             "parse error: test.pg:1:38: node type P has multiple @key constraints; only one is supported");
+  // A property-level @key before a body-level one: the body-level one is
+  // the second in the file.
+  EXPECT_EQ(SchemaErrorLine("node A {\n  x: String @key\n  y: String\n  @key(y)\n}"),
+            "parse error: test.pg:4:3: node type A has multiple @key constraints; only one is supported");
   MustCompile("node P { a: String b: String @key(a, b) }");
 }
 
@@ -447,8 +451,9 @@ TEST(SchemaInterface, ExactTypeConformance) {
             "parse error: test.pg:3:22: node P property 'x' has type I32 but interface J declares it as I64");
   EXPECT_EQ(SchemaErrorLine("node P implements Missing { y: I32 }"),
             "parse error: test.pg:1:19: node P implements unknown interface 'Missing'");
+  // The node's own @key comes after the interface's in the file.
   EXPECT_EQ(SchemaErrorLine("interface I { k: String @key }\nnode P implements I { j: String @key }"),
-            "parse error: test.pg:1:25: node type P has multiple @key constraints; only one is supported");
+            "parse error: test.pg:2:33: node type P has multiple @key constraints; only one is supported");
 }
 
 // ---- §1.8 reserved names, catalog rules -------------------------------------
