@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/unpublished_objects.h"
 #include "lance/versioning.h"
 #include "table/commit.h"
 #include "table/scanner.h"
@@ -160,14 +161,22 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Init(ObjectStorePtr store, std::
   OG_RETURN_IF_ERROR(claim);
   // Until __manifest v1 is published, a failure leaves nothing anyone
   // reads; releasing the claim lets the next init start over at once.
-  Result<std::shared_ptr<GraphStore>> created = CreateClaimed(graph, std::move(contract), tables);
+  std::vector<std::string> table_roots;
+  Result<std::shared_ptr<GraphStore>> created = CreateClaimed(graph, std::move(contract), tables, &table_roots);
+  if (!created.ok() && !PublicationMayHaveLanded(created.status())) {
+    // No __manifest version of this init can appear, so its tables (each
+    // at a fresh random incarnation) are referenced by nothing: remove
+    // them, so a failure (a full disk) leaves the root as it found it.
+    for (const std::string& table_root : table_roots) (void)store->DeletePrefix(table_root);
+  }
   if (!created.ok() && created.status().details().count("kind") == 0) (void)store->Delete(claim_key);
   return created;
 }
 
 Result<std::shared_ptr<GraphStore>> GraphStore::CreateClaimed(std::shared_ptr<GraphStore> graph,
                                                               SchemaContract contract,
-                                                              const std::vector<TableSpec>& tables) {
+                                                              const std::vector<TableSpec>& tables,
+                                                              std::vector<std::string>* table_roots) {
   const ObjectStorePtr& store = graph->store_;
   const std::string& root = graph->root_;
   const std::string manifest_root = graph->Key(kManifestDir);
@@ -179,6 +188,7 @@ Result<std::shared_ptr<GraphStore>> GraphStore::CreateClaimed(std::shared_ptr<Gr
     entry.table_key = spec.table_key;
     entry.location = TableLocation(spec.table_key, entry.identity);
     std::string uuid = Uuid::Random().ToString();
+    table_roots->push_back(graph->Key(entry.location));
     OG_ASSIGN_OR_RETURN(table::Dataset created,
                         table::Dataset::Create(store, graph->Key(entry.location), spec.schema, {}, uuid));
     entry.pin.published_version = 1;
@@ -456,7 +466,6 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
 
   OG_ASSIGN_OR_RETURN(RecordBatchPtr new_rows, EncodeGraphState(next));
   OG_ASSIGN_OR_RETURN(table::StagedTransaction staged, table::StageOverwrite(manifest, {new_rows}));
-  OG_FAILPOINT(failpoint::kGraphBeforeCas);
   table::CommitOptions options;
   options.sync_with = p.sync_with;
   // Only this engine writes __manifest and it never resolves conflicts by
@@ -465,6 +474,17 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
   options.write_transaction_file = false;
   // Nothing happens after the CAS, not even the optional version hint.
   options.write_version_hint = false;
+  Result<GraphState> published = CommitPublication(p, staged, options, next);
+  if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
+    DeleteUnpublished(store_.get(), staged.written_files);
+  }
+  return published;
+}
+
+Result<GraphState> GraphStore::CommitPublication(const Publication& p, const table::StagedTransaction& staged,
+                                                 const table::CommitOptions& options, const GraphState& next) {
+  const CommitRecord& head = next.head;
+  OG_FAILPOINT(failpoint::kGraphBeforeCas);
   auto committed = table::CommitLinear(staged, options);
   Status failed = committed.ok() ? failpoint::Hit(failpoint::kGraphAfterCas) : committed.status();
   if (failed.ok()) {
@@ -492,6 +512,13 @@ Result<GraphState> GraphStore::Publish(const Publication& p) {
     return failed.WithDetail("outcome", "indeterminate").WithDetail("commit", head.id);
   }
   return failed;
+}
+
+bool PublicationMayHaveLanded(const Status& failure) {
+  const auto& details = failure.details();
+  auto outcome = details.find("outcome");
+  return (outcome != details.end() && outcome->second == "indeterminate") ||
+         details.count(std::string(kDurabilityDetail)) > 0;
 }
 
 Result<std::unique_ptr<ObjectStore::Lock>> GraphStore::LockBranchWriters(std::string_view branch) {

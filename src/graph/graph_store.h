@@ -28,6 +28,11 @@
 #include "io/object_store.h"
 #include "table/dataset.h"
 
+namespace omnigraph::table {
+struct CommitOptions;
+struct StagedTransaction;
+}  // namespace omnigraph::table
+
 namespace omnigraph::graph {
 
 // One table effect to publish: the table's new pin and the pin it was
@@ -38,6 +43,12 @@ struct TableUpdate {
   uint64_t expected_published_version = 0;  // the captured pin's published_version
   TablePin new_pin;                         // published_version is set by Publish (expected + 1)
 };
+
+// Whether a failed write's publication may still have landed (its error
+// says outcome=indeterminate, or the object store could not confirm a
+// visible name). Only when it cannot may the write delete its unpublished
+// staging.
+bool PublicationMayHaveLanded(const Status& failure);
 
 // Everything one publication needs, captured before any effect.
 struct Publication {
@@ -130,7 +141,9 @@ class GraphStore {
   // another writer published version M+1 first; IoError. An error after
   // the put-if-absent may have landed is resolved by reading version M+1
   // back: holding this commit it is a success; an unreadable version keeps
-  // the error with detail outcome=indeterminate.
+  // the error with detail outcome=indeterminate. A failure that cannot have
+  // published deletes the `__manifest` data file it staged; the caller's
+  // detached table versions (`sync_with`) are the caller's to delete.
   Result<GraphState> Publish(const Publication& publication);
 
   // Commits reachable from `branch`'s head, newest first.
@@ -153,9 +166,15 @@ class GraphStore {
 
  private:
   // Init after the claim: every table at version 1, then __manifest v1.
+  // `table_roots` receives each table's root as its creation starts.
   static Result<std::shared_ptr<GraphStore>> CreateClaimed(std::shared_ptr<GraphStore> graph, SchemaContract contract,
-                                                           const std::vector<TableSpec>& tables);
+                                                           const std::vector<TableSpec>& tables,
+                                                           std::vector<std::string>* table_roots);
   GraphStore(ObjectStorePtr store, std::string root) : store_(std::move(store)), root_(std::move(root)) {}
+  // Publish's conditional commit of `staged` as __manifest M+1 holding `next`,
+  // and the resolution of its outcome.
+  Result<GraphState> CommitPublication(const Publication& publication, const table::StagedTransaction& staged,
+                                       const table::CommitOptions& options, const GraphState& next);
 
   // One decoded __manifest version and the dataset handle a publication
   // stages on.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "io/unpublished_objects.h"
 #include "table/commit.h"
 #include "table/staging.h"
 #include "util/failpoint.h"
@@ -110,7 +111,8 @@ Status CheckKeyedWriteBudgets(const std::vector<TableChange>& changes) {
 // Stages `change` on the table's pin; *appended tells whether the staged
 // transaction only appends the change's rows.
 Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, const TableEntry& entry,
-                                       const TableChange& change, bool* appended) {
+                                       const TableChange& change, bool* appended,
+                                       std::vector<std::string>* unpublished) {
   *appended = false;
   OG_ASSIGN_OR_RETURN(table::Dataset base, graph.OpenTable(entry));
   table::StageOptions options;
@@ -160,6 +162,7 @@ Result<table::StagedTransaction> Stage(GraphStore& graph, const WriteTxn& txn, c
         // Large id sets live in a side file written before the commit.
         std::string path = fmt::format("{}/_deleted_ids/{}.json", entry.location, options.transaction_uuid);
         OG_RETURN_IF_ERROR(graph.store()->Put(graph.Key(path), text));
+        unpublished->push_back(graph.Key(path));
         options.properties[std::string(kDeletedIdsPath)] = path;
       }
       std::vector<Scalar> keys;
@@ -183,8 +186,13 @@ Result<WriteTxn> WriteTxn::Capture(GraphStore& graph, std::string_view branch) {
   return txn;
 }
 
-Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, const std::vector<TableChange>& changes) {
-  OG_RETURN_IF_ERROR(CheckKeyedWriteBudgets(changes));
+namespace {
+
+// CommitTableChanges after the budgets; every object it writes before the
+// publication is listed in `unpublished`.
+Result<WriteResult> StageCommitAndPublish(GraphStore& graph, const WriteTxn& txn,
+                                          const std::vector<TableChange>& changes,
+                                          std::vector<std::string>* unpublished) {
   // Stage outside the gates.
   std::vector<StagedTable> staged;
   std::vector<std::string> keys;
@@ -196,7 +204,9 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
     }
     keys.push_back(change.table_key);
     bool appended = false;
-    OG_ASSIGN_OR_RETURN(table::StagedTransaction transaction, Stage(graph, txn, *entry, change, &appended));
+    OG_ASSIGN_OR_RETURN(table::StagedTransaction transaction,
+                        Stage(graph, txn, *entry, change, &appended, unpublished));
+    unpublished->insert(unpublished->end(), transaction.written_files.begin(), transaction.written_files.end());
     staged.push_back(StagedTable{entry, &change, std::move(transaction), appended});
   }
   OG_FAILPOINT(failpoint::kGraphAfterStaging);
@@ -234,6 +244,7 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
     table::CommitOptions options;
     options.deferred = &publication.sync_with;  // made durable by the publication's sync batch
     OG_ASSIGN_OR_RETURN(table::Dataset committed, table::CommitDetached(s.staged, options));
+    unpublished->push_back(committed.manifest_path());
     s.committed = committed;
     OG_FAILPOINT(failpoint::kGraphAfterDetachedCommit);
     TableUpdate update;
@@ -262,6 +273,18 @@ Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
   }
   CommitRecord head = published.head;
   return WriteResult{std::move(published), std::move(head)};
+}
+
+}  // namespace
+
+Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, const std::vector<TableChange>& changes) {
+  OG_RETURN_IF_ERROR(CheckKeyedWriteBudgets(changes));
+  std::vector<std::string> unpublished;
+  Result<WriteResult> result = StageCommitAndPublish(graph, txn, changes, &unpublished);
+  // A write that cannot have been published leaves nothing behind: its
+  // staged files and detached versions are referenced by no version.
+  if (!result.ok() && !PublicationMayHaveLanded(result.status())) DeleteUnpublished(graph.store().get(), unpublished);
+  return result;
 }
 
 }  // namespace omnigraph::graph

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "io/unpublished_objects.h"
 #include "lance/versioning.h"
 #include "table/internal.h"
 #include "util/failpoint.h"
@@ -176,6 +177,9 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
                                         bool transaction_file) {
   bool detached = lance::IsDetachedVersion(manifest->version);
   std::string transaction_bytes = lance::EncodeTransaction(transaction);
+  // The objects this call writes, deleted again if the version does not
+  // land (the staged files stay with their transaction, whose owner decides).
+  UnpublishedObjects own(store);
   std::vector<std::string> to_sync = staged_files;
   to_sync.insert(to_sync.end(), sync_with.begin(), sync_with.end());
   if (detached || !transaction_file) {
@@ -190,6 +194,7 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
     // Put (not put-if-absent): a staged transaction may be committed again
     // after a failed attempt, rewriting the same transaction file.
     OG_RETURN_IF_ERROR(store->Put(txn_path, transaction_bytes, WriteOptions{/*durable=*/false}));
+    own.keys()->push_back(txn_path);
     to_sync.push_back(txn_path);
   }
   OG_FAILPOINT(failpoint::kCommitAfterTransactionFile);
@@ -209,6 +214,7 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
     Status st = store->PutIfAbsent(path, bytes, kDeferredWrite);
     if (st.code() == ErrorCode::kAlreadyExists) return conflict();
     OG_RETURN_IF_ERROR(st);
+    own.keys()->push_back(path);
     OG_FAILPOINT(failpoint::kCommitAfterManifest);
     to_sync.push_back(path);
     if (deferred) {
@@ -218,13 +224,18 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
     }
   } else {
     OG_ASSIGN_OR_RETURN(std::string staged_manifest, store->StageForPublish(path, bytes));
+    own.keys()->push_back(staged_manifest);
     to_sync.push_back(staged_manifest);
     OG_RETURN_IF_ERROR(store->Sync(to_sync));
     Status st = store->PublishIfAbsent(staged_manifest, path);
     if (st.code() == ErrorCode::kAlreadyExists) return conflict();
+    // Published but not confirmed durable: readers may already see the
+    // version, so nothing of it is deleted.
+    if (st.ok() || st.details().count(std::string(kDurabilityDetail))) own.Keep();
     OG_RETURN_IF_ERROR(st);
     OG_FAILPOINT(failpoint::kCommitAfterManifest);
   }
+  own.Keep();
   return PublishedManifest{std::move(path), bytes.size(), std::move(transaction_bytes)};
 }
 

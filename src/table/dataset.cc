@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "io/unpublished_objects.h"
 #include "lance/refs.h"
 #include "lance/versioning.h"
 #include "table/commit.h"
@@ -151,9 +152,10 @@ Result<Dataset> Dataset::Create(ObjectStorePtr store, std::string root, Schema s
   if (existing.status().code() != ErrorCode::kNotFound) return existing.status();
   auto shared_schema = std::make_shared<const Schema>(schema);
   for (const RecordBatchPtr& batch : batches) OG_RETURN_IF_ERROR(internal::CheckBatchMatchesSchema(*batch, schema));
-  std::vector<std::string> written;
+  // Deleted again unless version 1 lands (or may have landed).
+  UnpublishedObjects written(store.get());
   OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(store.get(), root, shared_schema, batches, 1 << 20, {},
-                                                               &written));
+                                                               written.keys()));
   lance::Transaction txn;
   txn.read_version = 0;
   txn.uuid = transaction_uuid.empty() ? Uuid::Random().ToString() : std::move(transaction_uuid);
@@ -161,7 +163,8 @@ Result<Dataset> Dataset::Create(ObjectStorePtr store, std::string root, Schema s
   txn.operation = lance::OverwriteOperation{fragments, schema, {}};
   lance::Manifest empty;
   OG_ASSIGN_OR_RETURN(lance::Manifest manifest, BuildManifest(empty, txn, 1));
-  auto published = internal::WriteManifest(store.get(), root, &manifest, txn, written);
+  auto published = internal::WriteManifest(store.get(), root, &manifest, txn, *written.keys());
+  if (published.ok() || published.status().details().count(std::string(kDurabilityDetail))) written.Keep();
   if (!published.ok()) {
     if (published.status().code() == ErrorCode::kCommitConflict) {
       return AlreadyExists(fmt::format("dataset '{}' was created concurrently", root));

@@ -10,6 +10,7 @@
 
 #include "lance/deletion_file.h"
 #include "lance/versioning.h"
+#include "io/unpublished_objects.h"
 #include "table/internal.h"
 #include "table/scanner.h"
 #include "util/failpoint.h"
@@ -43,10 +44,12 @@ Result<lance::Transaction> MakeTransaction(const Dataset& base, const StageOptio
   return txn;
 }
 
+// The staged transaction takes over `written` (until then, a failure
+// deletes those files).
 Result<StagedTransaction> Finish(const Dataset& base, const StageOptions& options, lance::Operation op,
-                                 Schema new_schema, std::vector<std::string> written) {
+                                 Schema new_schema, UnpublishedObjects& written) {
   OG_ASSIGN_OR_RETURN(lance::Transaction txn, MakeTransaction(base, options, std::move(op)));
-  return StagedTransaction{base, std::move(txn), std::move(new_schema), std::move(written)};
+  return StagedTransaction{base, std::move(txn), std::move(new_schema), written.Keep()};
 }
 
 Result<std::vector<lance::Fragment>> WriteFragmentsFrom(ObjectStore* store, const std::string& branch_root,
@@ -297,14 +300,14 @@ Result<std::vector<lance::Fragment>> WriteFragments(ObjectStore* store, const st
 Result<StagedTransaction> StageAppend(const Dataset& base, const std::vector<RecordBatchPtr>& batches,
                                       const StageOptions& options) {
   OG_RETURN_IF_ERROR(CheckBatches(batches, *base.schema()));
-  std::vector<std::string> written;
+  UnpublishedObjects written(base.store().get());
   OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(base.store().get(), base.branch_root(), base.schema(),
                                                                batches, options.max_rows_per_file, options.file_options,
-                                                               &written));
+                                                               written.keys()));
   uint64_t rows = 0;
   for (const auto& f : fragments) rows += f.physical_rows;
   OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, lance::AppendOperation{std::move(fragments)},
-                                          *base.schema(), std::move(written)));
+                                          *base.schema(), written));
   staged.rows_inserted = rows;
   return staged;
 }
@@ -324,14 +327,14 @@ Result<StagedTransaction> StageOverwrite(const Dataset& base, const std::vector<
   }
   OG_RETURN_IF_ERROR(CheckBatches(batches, new_schema));
   auto shared = std::make_shared<const Schema>(new_schema);
-  std::vector<std::string> written;
+  UnpublishedObjects written(base.store().get());
   OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(base.store().get(), base.branch_root(), shared, batches,
                                                                options.max_rows_per_file, options.file_options,
-                                                               &written));
+                                                               written.keys()));
   uint64_t rows = 0;
   for (const auto& f : fragments) rows += f.physical_rows;
   OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, lance::OverwriteOperation{std::move(fragments), new_schema, {}},
-                                          new_schema, std::move(written)));
+                                          new_schema, written));
   staged.rows_inserted = rows;
   staged.rows_deleted = base.CountRows();
   return staged;
@@ -341,13 +344,13 @@ Result<StagedTransaction> StageDelete(const Dataset& base, const Predicate& pred
   OG_RETURN_IF_ERROR(predicate.Validate(*base.schema()));
   OG_ASSIGN_OR_RETURN(DeletionPlan plan, PlanDeletion(base, predicate));
   lance::DeleteOperation op;
-  std::vector<std::string> written;
-  OG_RETURN_IF_ERROR(WriteDeletions(base, plan, &op.updated_fragments, &op.deleted_fragment_ids, &written));
+  UnpublishedObjects written(base.store().get());
+  OG_RETURN_IF_ERROR(WriteDeletions(base, plan, &op.updated_fragments, &op.deleted_fragment_ids, written.keys()));
   std::string text = predicate.ToString();
   if (text.size() <= kMaxRecordedPredicateBytes) op.predicate = std::move(text);
   uint64_t matched = 0;
   for (const auto& [id, offsets] : plan) matched += offsets.size();
-  OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, std::move(op), *base.schema(), std::move(written)));
+  OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, std::move(op), *base.schema(), written));
   staged.rows_deleted = matched;
   return staged;
 }
@@ -427,15 +430,15 @@ Result<StagedTransaction> StageMergeInsert(const Dataset& base, const std::vecto
   }
 
   lance::UpdateOperation op;
-  std::vector<std::string> written;
-  OG_RETURN_IF_ERROR(WriteDeletions(base, matched, &op.updated_fragments, &op.removed_fragment_ids, &written));
+  UnpublishedObjects written(base.store().get());
+  OG_RETURN_IF_ERROR(WriteDeletions(base, matched, &op.updated_fragments, &op.removed_fragment_ids, written.keys()));
   OG_ASSIGN_OR_RETURN(op.new_fragments, internal::WriteFragments(base.store().get(), base.branch_root(), base.schema(),
                                                                  batches, options.max_rows_per_file,
-                                                                 options.file_options, &written));
+                                                                 options.file_options, written.keys()));
   if (matches > 0) {
     for (const Field& f : schema.fields()) op.fields_modified.push_back(static_cast<uint32_t>(f.id));
   }
-  OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, std::move(op), schema, std::move(written)));
+  OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, std::move(op), schema, written));
   staged.rows_updated = matches;
   staged.rows_inserted = input_rows - matches;
   return staged;
@@ -458,7 +461,8 @@ Result<StagedTransaction> StageAddColumns(const Dataset& base, const std::vector
   }
   schema.AssignMissingFieldIds(next_id);
   lance::MergeOperation op{base.manifest().fragments, schema};
-  return Finish(base, options, std::move(op), schema, {});
+  UnpublishedObjects none(base.store().get());
+  return Finish(base, options, std::move(op), schema, none);
 }
 
 Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::string, std::string>& renames,
@@ -488,7 +492,8 @@ Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::
     schema.mutable_fields().push_back(std::move(kept));
   }
   if (schema.num_fields() == 0) return InvalidArgument("cannot drop every column");
-  return Finish(base, options, lance::ProjectOperation{schema}, schema, {});
+  UnpublishedObjects none(base.store().get());
+  return Finish(base, options, lance::ProjectOperation{schema}, schema, none);
 }
 
 Result<StagedTransaction> StageRewrite(const Dataset& base, const std::vector<uint64_t>& fragment_ids,
@@ -512,12 +517,12 @@ Result<StagedTransaction> StageRewrite(const Dataset& base, const std::vector<ui
     if (!batch) return batch;
     return Conform(batch, schema);
   };
-  std::vector<std::string> written;
+  UnpublishedObjects written(base.store().get());
   OG_ASSIGN_OR_RETURN(group.new_fragments, WriteFragmentsFrom(base.store().get(), base.branch_root(), schema, next,
-                                                              options.max_rows_per_file, options.file_options, &written));
+                                                              options.max_rows_per_file, options.file_options, written.keys()));
   lance::RewriteOperation op;
   op.groups.push_back(std::move(group));
-  return Finish(base, options, std::move(op), *schema, std::move(written));
+  return Finish(base, options, std::move(op), *schema, written);
 }
 
 }  // namespace omnigraph::table

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,6 +14,8 @@
 #include "support/batches.h"
 #include "support/temp_dir.h"
 #include "table/scanner.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
 
 namespace omnigraph::graph {
 namespace {
@@ -55,6 +58,24 @@ class GraphStoreTest : public ::testing::Test {
     std::vector<std::string> ids;
     for (const auto& row : testing::Rows(**ds->ToBatch(options))) ids.push_back(row[0].string_value());
     return ids;
+  }
+  // Every object under the root but the writers' lock files.
+  std::set<std::string> Objects() {
+    std::set<std::string> keys;
+    auto listed = store_->List("", /*recursive=*/true);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    for (const ObjectMeta& o : *listed) {
+      if (o.path.rfind("_locks/", 0) != 0) keys.insert(o.path);
+    }
+    return keys;
+  }
+  std::vector<TableChange> PersonAndKnows(const std::string& name) {
+    Schema knows = KnowsSchema();
+    knows.AssignMissingFieldIds();
+    return {{"node:Person", TableChange::Kind::kUpsert, {People({{S(name), I(1)}})}, {}},
+            {"edge:Knows", TableChange::Kind::kUpsert,
+             {testing::MakeBatch(std::make_shared<const Schema>(knows), {{S("k-" + name), S(name), S(name)}})},
+             {}}};
   }
   testing::TempDir dir_;
   std::shared_ptr<LocalStore> store_;
@@ -135,6 +156,53 @@ TEST_F(GraphStoreTest, StaleCaptureLosesWithReadSetChangedAndPublishesNothing) {
   auto state = graph_->ReadState();
   EXPECT_EQ(state->manifest_version, 2u);
   EXPECT_EQ(PersonIds(*state), (std::vector<std::string>{"a"}));
+}
+
+// A write that fails where its publication cannot have landed deletes what
+// it staged (data files, detached manifests, the staged __manifest data
+// file), so retries on a full disk do not fill it with garbage; one whose
+// publication may have landed keeps everything, since readers may see it.
+TEST_F(GraphStoreTest, AWriteThatCannotHaveLandedLeavesNoObjectsBehind) {
+  ASSERT_TRUE(CommitTableChanges(*graph_, *WriteTxn::Capture(*graph_), PersonAndKnows("warm")).ok());
+  const std::set<std::string> before = Objects();
+  struct Case {
+    std::string_view failpoint;
+    uint32_t skip;
+  };
+  // In order along the write: the second table's staging, the first
+  // table's detached manifest, after both detached commits, just before the
+  // CAS, and the sync round before it.
+  for (const Case& c : {Case{failpoint::kStageAfterDataFiles, 1}, Case{failpoint::kCommitAfterManifest, 0},
+                        Case{failpoint::kGraphAfterDetachedCommit, 1}, Case{failpoint::kGraphBeforeCas, 0},
+                        Case{failpoint::kStoreBeforeDirSync, 0}}) {
+    failpoint::Set(c.failpoint, failpoint::Action::kError, c.skip);
+    auto r = CommitTableChanges(*graph_, *WriteTxn::Capture(*graph_), PersonAndKnows("lost"));
+    failpoint::ClearAll();
+    ASSERT_FALSE(r.ok()) << c.failpoint;
+    EXPECT_FALSE(PublicationMayHaveLanded(r.status())) << r.status().ToString();
+    EXPECT_EQ(Objects(), before) << c.failpoint;
+  }
+  // A lost CAS: the loser's staging is gone, the winner's stays.
+  auto stale = WriteTxn::Capture(*graph_);
+  ASSERT_TRUE(CommitTableChanges(*graph_, *WriteTxn::Capture(*graph_), PersonAndKnows("winner")).ok());
+  const std::set<std::string> after_winner = Objects();
+  EXPECT_GT(after_winner.size(), before.size());
+  auto lost = CommitTableChanges(*graph_, *stale, PersonAndKnows("loser"));
+  ASSERT_EQ(lost.status().code(), ErrorCode::kReadSetChanged);
+  EXPECT_EQ(Objects(), after_winner);
+  // The publication's directory sync fails: version M+1 is visible, so
+  // every object it names stays and a fresh reader opens it.
+  failpoint::Set(failpoint::kStoreBeforeDirSync, failpoint::Action::kError, /*skip=*/1);
+  auto unconfirmed = CommitTableChanges(*graph_, *WriteTxn::Capture(*graph_), PersonAndKnows("maybe"));
+  failpoint::ClearAll();
+  ASSERT_FALSE(unconfirmed.ok());
+  EXPECT_TRUE(PublicationMayHaveLanded(unconfirmed.status())) << unconfirmed.status().ToString();
+  auto reopened = GraphStore::Open(store_, "");
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  auto state = (*reopened)->ReadState();
+  ASSERT_TRUE(state.ok()) << state.status().ToString();
+  graph_ = *reopened;
+  EXPECT_EQ(PersonIds(*state), (std::vector<std::string>{"warm", "winner", "maybe"}));
 }
 
 TEST_F(GraphStoreTest, StrictInsertAndDeletesRecordTheirEffects) {
@@ -237,6 +305,26 @@ TEST_F(InitClaimTest, AClaimOfADeadProcessOnThisBootIsTakenOver) {
   EXPECT_EQ(store_->Head("__init_claim.json").status().code(), ErrorCode::kNotFound);
   auto again = Init();
   EXPECT_EQ(again.status().details().at("kind"), "already_initialized");
+}
+
+// An init that fails before __manifest v1 (here: staging it) removes the
+// tables it created and its claim: the root holds no objects afterwards,
+// says there is no graph, and the next init succeeds.
+TEST_F(InitClaimTest, AFailedInitRemovesWhatItCreated) {
+  SchemaContract contract{"node Person { name: String @key }", "{\"ir\":1}", "abc"};
+  std::vector<GraphStore::TableSpec> tables = {{"node:Person", 1, PersonSchema()}, {"edge:Knows", 2, KnowsSchema()}};
+  // Hits: the Person table, the Knows table, then __manifest.
+  failpoint::Set(failpoint::kStageAfterDataFiles, failpoint::Action::kError, /*skip=*/2);
+  auto failed = GraphStore::Init(store_, "", contract, tables);
+  failpoint::ClearAll();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), ErrorCode::kIoError) << failed.status().ToString();
+  auto left = store_->List("", /*recursive=*/true);
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty()) << left->front().path;
+  EXPECT_EQ(GraphStore::Open(store_, "").status().message(), fmt::format("no graph at '{}'", store_->Uri("")));
+  auto graph = GraphStore::Init(store_, "", contract, tables);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
 }
 
 TEST_F(InitClaimTest, LiveOtherMachineAndOldClaimsStillRefuse) {
