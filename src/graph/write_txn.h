@@ -66,7 +66,11 @@ struct WriteResult {
 // table; several changes to one table must be merged by the caller).
 // Errors: KeyConflict (strict insert of an existing id, details name the
 // table and id), ReadSetChanged (authority moved; nothing published),
-// ResourceLimitExceeded, IoError. Returns the published state.
+// ResourceLimitExceeded (engine.md §5.3 keyed budgets, per table and summed
+// over tables, before anything is written), IoError. A failure after which
+// the publication cannot have landed deletes every object the write created
+// (PublicationMayHaveLanded tells the other kind). Returns the published
+// state.
 Result<WriteResult> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, const std::vector<TableChange>& changes);
 
 }  // namespace omnigraph::graph
