@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "io/unpublished_objects.h"
 #include "lance/deletion_file.h"
 #include "lance/versioning.h"
-#include "io/unpublished_objects.h"
 #include "table/internal.h"
 #include "table/scanner.h"
 #include "util/failpoint.h"

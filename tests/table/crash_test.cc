@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "table_fixture.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
@@ -86,6 +88,40 @@ TEST_F(TableTest, FailedCommitReturnsTypedErrorAndPublishesNothing) {
   EXPECT_EQ(result.status().code(), ErrorCode::kIoError);
   EXPECT_EQ(Dataset::Open(store_, "people.lance")->version(), 1u);
   // The same staged transaction can still be committed afterwards.
+  auto retry = CommitLinear(*staged);
+  ASSERT_TRUE(retry.ok()) << retry.status().ToString();
+  EXPECT_EQ(retry->CountRows(), 4u);
+}
+
+// What a failed step wrote and nothing references is deleted at once: a
+// staging step's data files, and a linear commit's transaction file and
+// staged manifest (the staged transaction keeps its files for a retry).
+TEST_F(TableTest, FailedStepsDeleteTheObjectsTheyWrote) {
+  Dataset v1 = CreatePeople(3);
+  auto objects = [&] {
+    std::set<std::string> keys;
+    auto listed = store_->List("people.lance", /*recursive=*/true);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    for (const ObjectMeta& o : *listed) keys.insert(o.path);
+    return keys;
+  };
+  const std::set<std::string> before = objects();
+  failpoint::Set(failpoint::kStageAfterDataFiles, failpoint::Action::kError);
+  auto failed_stage = StageAppend(v1, {People(3, 1)});
+  failpoint::ClearAll();
+  ASSERT_FALSE(failed_stage.ok());
+  EXPECT_EQ(objects(), before);
+
+  auto staged = StageAppend(v1, {People(3, 1)});
+  ASSERT_TRUE(staged.ok()) << staged.status().ToString();
+  std::set<std::string> with_staged = before;
+  with_staged.insert(staged->written_files.begin(), staged->written_files.end());
+  ASSERT_EQ(objects(), with_staged);
+  failpoint::Set(failpoint::kStoreBeforeDirSync, failpoint::Action::kError);
+  auto failed_commit = CommitLinear(*staged);
+  failpoint::ClearAll();
+  ASSERT_FALSE(failed_commit.ok());
+  EXPECT_EQ(objects(), with_staged);
   auto retry = CommitLinear(*staged);
   ASSERT_TRUE(retry.ok()) << retry.status().ToString();
   EXPECT_EQ(retry->CountRows(), 4u);
