@@ -365,7 +365,7 @@ RunResult Run(int argc, char** argv) {
 namespace {
 
 int RunVerbs(int argc, char** argv, std::string* published) {
-  CLI::App app{"omnigraph: a typed property-graph database on Lance"};
+  CLI::App app{"omnigraph: a typed property-graph database on Lance", "omnigraph"};
   app.require_subcommand(0, 1);
   // Global flags are accepted before or after the subcommand (§5.1):
   // subcommands inherit fallthrough, handing unknown options to the app.

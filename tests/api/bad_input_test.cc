@@ -823,6 +823,13 @@ TEST_F(CliBadInputTest, CommitShowNamesItsFlagAndLintWarnsOnMixedMutations) {
             "error: mutation 'swap' on the same query mixes inserts/updates and deletes; split in");
 }
 
+TEST_F(CliBadInputTest, HelpNamesTheProgram) {
+  CliRun help = Run("--help");
+  EXPECT_EQ(help.rc, 0);
+  EXPECT_EQ(help.out.substr(0, help.out.find('\n', help.out.find('\n') + 1)),
+            "omnigraph: a typed property-graph database on Lance\nUsage: omnigraph [OPTIONS] [SUBCOMMAND]");
+}
+
 // Paths that cannot even be examined are I/O errors naming why (exit 1),
 // never an uncaught exception.
 TEST_F(CliBadInputTest, UnexaminableGraphPathsAreErrorsNotCrashes) {
