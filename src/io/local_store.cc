@@ -80,15 +80,23 @@ Status NotARegularFile(const std::string& full) {
   return CorruptData(fmt::format("'{}' exists but is not a regular file", full));
 }
 
-// The error of `operation` on `full` failing with `err`. A name held by a
-// link to nothing is in use, not free: reporting it absent would let a
-// reader skip it (an older version read as the latest) and a writer then
-// collide with it.
+}  // namespace
+
+namespace internal {
+
 Status MissingOrDangling(const char* operation, const std::string& full, int err) {
   struct stat link;
-  if (err == ENOENT && ::lstat(full.c_str(), &link) == 0) return NotARegularFile(full);
+  // A regular file there now was created after the failed call (a writer
+  // published it meanwhile): the object was absent when it was looked up.
+  if (err == ENOENT && ::lstat(full.c_str(), &link) == 0 && !S_ISREG(link.st_mode)) return NotARegularFile(full);
   return ErrnoStatus(operation, full, err);
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::MissingOrDangling;
 
 // A read-only private mapping of the `size` bytes of `fd` as a buffer (the
 // mapping keeps the file's data alive; `fd` may be closed). Objects are

@@ -81,4 +81,15 @@ class LocalStore final : public ObjectStore {
   std::map<std::string, std::shared_ptr<LockWaiter>> abandoned_waits_;
 };
 
+namespace internal {
+
+// The error of `operation` (a stat or open) on `full` having failed with
+// `err`. A name held by a link to nothing is in use, not free (CorruptData):
+// reporting it absent would let a reader skip it (an older version read as
+// the latest) and a writer then collide with it. A regular file found there
+// after an ENOENT was published concurrently, so the object was absent
+// (NotFound). Exposed for tests.
+Status MissingOrDangling(const char* operation, const std::string& full, int err);
+
+}  // namespace internal
 }  // namespace omnigraph

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <thread>
 
@@ -136,6 +137,21 @@ TEST(LocalStore, NamesHeldByNonObjectsAreCorrupt) {
   }
   EXPECT_EQ(store.OpenForRead("v/6.manifest").status().code(), ErrorCode::kCorruptData);
   EXPECT_EQ(store.Head("v/8.manifest").status().code(), ErrorCode::kNotFound);
+}
+
+// A lookup that failed with ENOENT, after which a writer published the name
+// (the next __manifest version appearing under a reader's probe), found the
+// object absent: NotFound, not damage. A dangling link stays damage.
+TEST(LocalStore, ANamePublishedAfterAFailedLookupWasAbsent) {
+  TempDir dir;
+  LocalStore store(dir.path());
+  ASSERT_TRUE(store.Put("v/9.manifest", "published meanwhile").ok());
+  std::string published = dir.path() + "/v/9.manifest";
+  Status absent = internal::MissingOrDangling("stat", published, ENOENT);
+  EXPECT_EQ(absent.code(), ErrorCode::kNotFound) << absent.ToString();
+  std::string dangling = dir.path() + "/v/10.manifest";
+  std::filesystem::create_symlink(dir.path() + "/v/nowhere", dangling);
+  EXPECT_EQ(internal::MissingOrDangling("stat", dangling, ENOENT).code(), ErrorCode::kCorruptData);
 }
 
 TEST(LocalStore, MissingObjectsAreNotFound) {
