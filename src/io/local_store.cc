@@ -151,9 +151,7 @@ class LocalObjectWriter final : public ObjectWriter {
  public:
   // `temp_path` empty = writing the final name directly (WriteOptions::direct).
   LocalObjectWriter(LocalStore* store, std::string full_path, std::string temp_path, int fd, bool durable)
-      : store_(store), full_path_(std::move(full_path)), temp_path_(std::move(temp_path)), fd_(fd), durable_(durable) {
-    buffer_.reserve(kBufferBytes);
-  }
+      : store_(store), full_path_(std::move(full_path)), temp_path_(std::move(temp_path)), fd_(fd), durable_(durable) {}
   ~LocalObjectWriter() override {
     if (fd_ >= 0) {
       ::close(fd_);
@@ -191,6 +189,10 @@ class LocalObjectWriter final : public ObjectWriter {
   uint64_t bytes_written() const override { return written_; }
 
  private:
+  // Writes are gathered up to this many bytes. The buffer grows as data
+  // arrives instead of being reserved up front: most objects are a few KiB
+  // (one-row fragments, manifests), and reserving 1 MiB per writer made the
+  // allocator map, fault in and trim a megabyte for each of them.
   static constexpr size_t kBufferBytes = 1 << 20;
   const std::string& written_path() const { return temp_path_.empty() ? full_path_ : temp_path_; }
   Status Flush() {

@@ -132,9 +132,13 @@ struct BasePath {
   bool operator==(const BasePath&) const = default;
 };
 
-struct Manifest {
+// Every manifest field except the fragment list. Split out so a commit can
+// copy a base manifest's fields and its fragments separately, giving the
+// new fragment list room for the appended fragments in one allocation
+// (table::BuildManifest): a plain copy followed by an append would copy
+// every fragment and then move every one again.
+struct ManifestFields {
   Schema schema;                       // every field carries its id
-  std::vector<Fragment> fragments;
   uint64_t version = 0;
   std::optional<uint32_t> max_fragment_id;
   uint64_t reader_feature_flags = 0;
@@ -151,6 +155,10 @@ struct Manifest {
   uint64_t next_row_id = 0;
   // Serialized IndexSection, carried through commits unchanged (empty = none).
   std::string index_section;
+};
+
+struct Manifest : ManifestFields {
+  std::vector<Fragment> fragments;
 
   uint64_t NumRows() const;
   // Id for the next new fragment: max_fragment_id + 1, or 0 when none was used.

@@ -56,7 +56,8 @@ struct ApplyVisitor {
   Status operator()(const lance::AppendOperation& op) const {
     std::vector<lance::Fragment> fragments = op.fragments;
     AssignFragmentIds(m, &fragments);
-    m->fragments.insert(m->fragments.end(), fragments.begin(), fragments.end());
+    m->fragments.insert(m->fragments.end(), std::make_move_iterator(fragments.begin()),
+                        std::make_move_iterator(fragments.end()));
     return Status::OK();
   }
   Status operator()(const lance::DeleteOperation& op) const {
@@ -126,7 +127,12 @@ Result<Dataset> Commit(const StagedTransaction& staged, uint64_t new_version, co
 
 Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::Transaction& transaction,
                                       uint64_t new_version) {
-  lance::Manifest m = base;
+  lance::Manifest m;
+  static_cast<lance::ManifestFields&>(m) = base;
+  if (const auto* append = std::get_if<lance::AppendOperation>(&transaction.operation)) {
+    m.fragments.reserve(base.fragments.size() + append->fragments.size());
+  }
+  m.fragments.assign(base.fragments.begin(), base.fragments.end());
   OG_RETURN_IF_ERROR(std::visit(ApplyVisitor{&m}, transaction.operation));
   m.version = new_version;
   m.timestamp_nanos = internal::NowNanos();

@@ -5,8 +5,6 @@
 #include <atomic>
 #include <random>
 
-#include <fmt/format.h>
-
 namespace omnigraph {
 namespace {
 
@@ -77,17 +75,29 @@ bool Uuid::Parse(std::string_view text, Uuid* out) {
   return byte == 16;
 }
 
+namespace {
+constexpr char kHexDigits[] = "0123456789abcdef";
+}  // namespace
+
 std::string Uuid::ToHex() const {
-  std::string hex;
-  hex.reserve(32);
-  for (uint8_t b : bytes) hex += fmt::format("{:02x}", b);
+  std::string hex(32, '0');
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    hex[2 * i] = kHexDigits[bytes[i] >> 4];
+    hex[2 * i + 1] = kHexDigits[bytes[i] & 0xf];
+  }
   return hex;
 }
 
 std::string Uuid::ToString() const {
-  std::string hex = ToHex();
-  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
-         hex.substr(16, 4) + "-" + hex.substr(20);
+  // 8-4-4-4-12 groups of hex digits.
+  std::string text(36, '-');
+  size_t out = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) ++out;
+    text[out++] = kHexDigits[bytes[i] >> 4];
+    text[out++] = kHexDigits[bytes[i] & 0xf];
+  }
+  return text;
 }
 
 }  // namespace omnigraph

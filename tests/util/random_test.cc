@@ -33,6 +33,7 @@ TEST(Uuid, ParseRejectsMalformed) {
   EXPECT_FALSE(Uuid::Parse("c803931f-3410-4070-bc4c-62ed7cd02c5g", &u));
   ASSERT_TRUE(Uuid::Parse("c803931f-3410-4070-bc4c-62ed7cd02c5c", &u));
   EXPECT_EQ(u.ToHex(), "c803931f34104070bc4c62ed7cd02c5c");
+  EXPECT_EQ(u.ToString(), "c803931f-3410-4070-bc4c-62ed7cd02c5c");
 }
 
 }  // namespace
