@@ -70,13 +70,18 @@ constexpr std::string_view kVersion = "0.1.0";
 
 struct GlobalFlags {
   std::string store;
+  std::string profile;  // --profile
   bool json = false;
   bool quiet = false;
   bool yes = false;
   std::string actor;
   // From the operator config (§5.5), each used only when the command line
-  // does not say otherwise.
+  // does not say otherwise. default_store is the selected profile's store
+  // when a profile is selected, else defaults.store.
   std::string default_store;
+  // Why the selected profile (--profile, else $OMNIGRAPH_PROFILE) cannot
+  // address a graph; reported only when a command would use it.
+  Status profile_error;
   std::string default_actor;
   std::optional<exec::OutputFormat> default_output;
   exec::TableOptions table;
@@ -103,6 +108,9 @@ struct VerbFlags {
 
 Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFlags accepts) {
   if (!flags.store.empty() && !accepts.store) return UsageError(fmt::format("`{}` addresses no graph; drop --store", verb));
+  if (!flags.profile.empty() && !accepts.store) {
+    return UsageError(fmt::format("`{}` addresses no graph; drop --profile", verb));
+  }
   if (flags.json && !accepts.json) return UsageError(fmt::format("`{}` has no JSON output; drop --json", verb));
   if (!flags.actor.empty() && !accepts.actor) {
     // An actor is recorded on commits; a read makes none.
@@ -110,6 +118,37 @@ Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFla
   }
   if (flags.yes && !accepts.yes) return UsageError(fmt::format("--yes applies to destructive writes; `{}` is not one", verb));
   return Status::OK();
+}
+
+// The profile named by --profile, else by $OMNIGRAPH_PROFILE (§5.1), in
+// place of defaults.store. A profile this build cannot use (absent from the
+// config, or addressing a server or cluster) becomes flags->profile_error,
+// so a command never silently falls back to another graph.
+void SelectProfile(const OperatorConfig& config, GlobalFlags* flags) {
+  std::string name = flags->profile;
+  if (name.empty()) {
+    const char* environment = std::getenv("OMNIGRAPH_PROFILE");
+    if (environment == nullptr || *environment == '\0') return;
+    name = environment;
+  }
+  flags->default_store.clear();
+  auto profile = config.profiles.find(name);
+  if (profile == config.profiles.end()) {
+    std::vector<std::string_view> names;
+    for (const auto& entry : config.profiles) names.push_back(entry.first);
+    std::string where = config.path.empty() ? std::string("the operator config (none was found)") : config.path;
+    flags->profile_error = UsageError(fmt::format("profile '{}' is not in {} ({})", name, where,
+                                                  names.empty() ? std::string("it defines no profiles")
+                                                                : fmt::format("profiles: {}", fmt::join(names, ", "))));
+  } else if (profile->second.store) {
+    flags->default_store = *profile->second.store;
+  } else if (profile->second.server || profile->second.cluster) {
+    flags->profile_error = UsageError(fmt::format(
+        "profile '{}' addresses a {}, which this build cannot reach; address the graph with --store <path>", name,
+        profile->second.server ? "server" : "cluster"));
+  } else {
+    flags->profile_error = UsageError(fmt::format("profile '{}' names no store", name));
+  }
 }
 
 // Checks the verb's global flags, then reads the operator config into
@@ -120,6 +159,7 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   OG_ASSIGN_OR_RETURN(OperatorConfig config, LoadOperatorConfig());
   for (const std::string& warning : config.warnings) std::cerr << "warning: " << warning << "\n";
   if (config.store) flags->default_store = *config.store;
+  if (accepts.store) SelectProfile(config, flags);
   if (config.actor) flags->default_actor = *config.actor;
   // Only writes record an actor, so only they are refused a bad one (from
   // --as or the config file).
@@ -206,7 +246,8 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 // The graph a command addresses as the user spelled it: the positional
-// URI, else --store, else the operator config's defaults.store.
+// URI, else --store, else the selected profile's store, else the operator
+// config's defaults.store.
 const std::string& GivenUri(const std::string& positional, const GlobalFlags& flags) {
   return !positional.empty() ? positional : !flags.store.empty() ? flags.store : flags.default_store;
 }
@@ -216,6 +257,7 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
   if (!positional.empty() && !flags.store.empty() && positional != flags.store) {
     return UsageError("pass the graph either as a positional URI or with --store, not both");
   }
+  if (positional.empty() && flags.store.empty() && !flags.profile_error.ok()) return flags.profile_error;
   std::string uri = GivenUri(positional, flags);
   if (uri.empty()) {
     return UsageError("no graph given: pass a graph URI or --store <path> (or set defaults.store in the operator config)");
@@ -271,7 +313,7 @@ namespace {
 size_t VerbIndex(const std::vector<std::string>& args) {
   size_t verb = 0;
   while (verb < args.size() && args[verb].rfind("-", 0) == 0) {
-    bool takes_value = (args[verb] == "--store" || args[verb] == "--as");
+    bool takes_value = (args[verb] == "--store" || args[verb] == "--as" || args[verb] == "--profile");
     verb += takes_value ? 2 : 1;
   }
   return verb;
@@ -377,6 +419,7 @@ int RunVerbs(int argc, char** argv, std::string* published) {
   app.add_flag("--quiet", flags.quiet, "suppress the stderr write-target line");
   app.add_flag("--yes", flags.yes, "consent to destructive writes against non-local targets");
   app.add_option("--as", flags.actor, "actor id for writes");
+  app.add_option("--profile", flags.profile, "address the graph of this operator-config profile (also $OMNIGRAPH_PROFILE)");
   app.add_flag("-v,--version", show_version, "print the version");
   app.set_help_all_flag("--help-all");
 
@@ -603,7 +646,8 @@ int RunVerbs(int argc, char** argv, std::string* published) {
   bool export_jsonl = false;
   exp->add_option("uri", export_uri, "graph directory");
   exp->add_option("--branch", export_branch, "branch (default main)");
-  exp->add_option("--type", export_types, "only these node/edge types");
+  // One type per --type (repeatable), so a graph URI after it stays the URI.
+  exp->add_option("--type", export_types, "only this node/edge type (repeatable)")->allow_extra_args(false);
   exp->add_flag("--jsonl", export_jsonl, "accepted for compatibility (no effect)");
   exp->callback([&] {
     if (Status st = PrepareVerb(&flags, "export", {.json = false}); !st.ok()) return void(exit_code = Fail(st));
@@ -736,7 +780,7 @@ int RunVerbs(int argc, char** argv, std::string* published) {
   commit_show->add_option("id", commit_id, "graph commit id")->required();
   commit_show->callback([&] {
     if (Status st = PrepareVerb(&flags, "commit show", {}); !st.ok()) return void(exit_code = Fail(st));
-    if (show_uri.empty() && flags.store.empty() && flags.default_store.empty()) {
+    if (show_uri.empty() && flags.store.empty() && flags.default_store.empty() && flags.profile_error.ok()) {
       return void(exit_code = Fail(UsageError("no graph given: pass --uri <graph> or --store <path> (or set "
                                               "defaults.store in the operator config)")));
     }
@@ -783,7 +827,7 @@ int RunVerbs(int argc, char** argv, std::string* published) {
       std::cerr << "error: unexpected arguments: " << fmt::format("{}", fmt::join(extras, " "))
                 << "\nRun with --help or --help-all for more information.\n";
     } else {
-      app.exit(e);
+      std::cerr << "error: " << e.what() << "\nRun with --help or --help-all for more information.\n";
     }
     return kExitUsage;
   }

@@ -69,12 +69,18 @@ class Parser {
       std::string key = entry.first.as<std::string>();
       std::string path = name + "." + key;
       if (section.named_entries) {
-        // servers.<name> etc.: accepted without effect in this build.
+        // servers.<name> etc. are accepted without effect in this build;
+        // profiles.<name> are kept, since a profile can address a store.
+        OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
         if (entry.second.IsNull()) continue;
         if (!entry.second.IsMap()) return WrongKind(path, "a map");
         for (const auto& field : entry.second) {
           std::string field_key = field.first.as<std::string>();
-          if (!Contains(section.keys, field_key)) Warn(path + "." + field_key);
+          if (!Contains(section.keys, field_key)) {
+            Warn(path + "." + field_key);
+          } else if (profile != nullptr) {
+            OG_RETURN_IF_ERROR(ParseProfileValue(path + "." + field_key, field_key, field.second, profile));
+          }
         }
         continue;
       }
@@ -113,6 +119,18 @@ class Parser {
     }
     // defaults.server and defaults.default_graph name served graphs, which
     // this build does not reach; they are accepted without effect.
+    return Status::OK();
+  }
+
+  Status ParseProfileValue(const std::string& path, const std::string& field, const YAML::Node& value,
+                           OperatorProfile* profile) {
+    if (value.IsNull()) return Status::OK();
+    if (!value.IsScalar() || value.Scalar().empty()) return WrongKind(path, "a single non-empty value");
+    std::optional<std::string>* slot = field == "store"     ? &profile->store
+                                       : field == "server"  ? &profile->server
+                                       : field == "cluster" ? &profile->cluster
+                                                            : &profile->default_graph;
+    *slot = value.Scalar();
     return Status::OK();
   }
 

@@ -3,13 +3,14 @@
 // OMNIGRAPH_HOME is set.
 //
 // This build reads local graphs only, so it uses the keys that apply to
-// them and accepts the rest of the documented schema (servers, clusters,
-// profiles, aliases, defaults.server, defaults.default_graph) without
-// effect. A key outside that schema is reported as a warning, never an
+// them (profiles included: a profile's store addresses a graph) and accepts
+// the rest of the documented schema (servers, clusters, aliases,
+// defaults.server, defaults.default_graph) without effect. A key outside that schema is reported as a warning, never an
 // error, so a config shared with other versions keeps working.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,14 @@
 
 namespace omnigraph::cli {
 
+// profiles.<name> (§5.5): a named way to address a graph.
+struct OperatorProfile {
+  std::optional<std::string> store;          // a graph path or file:// URI
+  std::optional<std::string> server;         // a server name or URL (not reachable by this build)
+  std::optional<std::string> cluster;        // a cluster root (not reachable by this build)
+  std::optional<std::string> default_graph;  // a graph on that server or cluster
+};
+
 struct OperatorConfig {
   std::string path;                              // the file read; "" when there was none
   std::optional<std::string> actor;              // operator.actor: the actor of writes given no --as
@@ -27,6 +36,7 @@ struct OperatorConfig {
   std::optional<std::string> store;              // defaults.store: the graph when a command names none
   std::optional<size_t> table_max_column_width;  // defaults.table_max_column_width, in terminal columns
   bool table_cell_wrap = false;                  // defaults.table_cell_layout: wrap (else truncate)
+  std::map<std::string, OperatorProfile> profiles;  // profiles.<name>, by name
   std::vector<std::string> warnings;             // "<path>: unknown key 'a.b'", in file order
 };
 
@@ -38,7 +48,8 @@ std::string OperatorConfigPath(const char* omnigraph_home, const char* home);
 // Errors: InvalidArgument "<path>:<line>:<column>: <reason>" for YAML
 // syntax, or "<path>: <key> must be …" for a value of the wrong kind
 // (defaults.output not a format of §5.3, a width that is not a positive
-// integer, a layout other than truncate/wrap, a section that is not a map).
+// integer, a layout other than truncate/wrap, a section that is not a map,
+// a profile value that is not a single value).
 Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_view path);
 
 // Reads the file at OperatorConfigPath($OMNIGRAPH_HOME, $HOME). A missing

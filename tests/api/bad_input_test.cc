@@ -661,7 +661,7 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   EXPECT_EQ(Run("query count_all --store g --query q.gq --params '{}' --params-file q.gq").rc, 2);
   EXPECT_EQ(Run("query count_all --store g --query q.gq --branch dev --snapshot x").rc, 2);
   ExpectFailure("query count_all --store g --query q.gq --branch main --snapshot x", 2,
-                "--branch excludes --snapshot\nRun with --help or --help-all for more information.\n");
+                "error: --branch excludes --snapshot\nRun with --help or --help-all for more information.\n");
   EXPECT_EQ(Run("query count_all --query q.gq").rc, 2);
   ExpectFailure("query count_all --store g --query q.gq --as bob", 2,
                 "error: --as applies to writes; `query` makes no commit\n");
@@ -828,6 +828,35 @@ TEST_F(CliBadInputTest, HelpNamesTheProgram) {
   EXPECT_EQ(help.rc, 0);
   EXPECT_EQ(help.out.substr(0, help.out.find('\n', help.out.find('\n') + 1)),
             "omnigraph: a typed property-graph database on Lance\nUsage: omnigraph [OPTIONS] [SUBCOMMAND]");
+}
+
+// `export --type` takes one type per use (§5.2), so a graph named after it
+// is the graph, not another type.
+TEST_F(CliBadInputTest, ExportTypeTakesOneValuePerUse) {
+  MakeGraph(/*load=*/true);
+  std::string companies = Run("export g --type Company").out;
+  ASSERT_EQ(companies.substr(0, companies.find(',')), "{\"type\":\"Company\"");
+  EXPECT_EQ(std::count(companies.begin(), companies.end(), '\n'), 1);
+  CliRun before_graph = Run("export --type Company g");
+  EXPECT_EQ(before_graph.rc, 0) << before_graph.err;
+  EXPECT_EQ(before_graph.out, companies);
+  EXPECT_EQ(Run("export --type=Company g").out, companies);
+  CliRun two = Run("export --type Company --type Knows g");
+  EXPECT_EQ(two.rc, 0) << two.err;
+  EXPECT_EQ(std::count(two.out.begin(), two.out.end(), '\n'), 2);
+  ExpectFailure("export g --type Company extra", 2,
+                "error: unexpected arguments: extra\nRun with --help or --help-all for more information.\n");
+}
+
+// Every usage error starts with "error:", whether the command line parser
+// or a verb found it.
+TEST_F(CliBadInputTest, UsageErrorsAreMarkedAsErrors) {
+  MakeGraph(/*load=*/false);
+  ExpectFailure("load g --data seed.jsonl", 2,
+                "error: --mode is required\nRun with --help or --help-all for more information.\n");
+  CliRun excluded = Run("query count_all --query q.gq --store g --branch main --snapshot abc");
+  EXPECT_EQ(excluded.rc, 2);
+  EXPECT_EQ(excluded.err.substr(0, 7), "error: ") << excluded.err;
 }
 
 // Paths that cannot even be examined are I/O errors naming why (exit 1),
@@ -1052,6 +1081,47 @@ TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
                     ": defaults.output must be table, kv, csv, jsonl or json, got 'xml'\n");
   // `version` reads no config.
   EXPECT_EQ(Run("version").rc, 0);
+}
+
+// A profile (§5.1 --profile, $OMNIGRAPH_PROFILE; §5.5 profiles.<name>)
+// addresses its store. This build reaches local graphs only, so a profile
+// naming a server or a cluster, or a profile the config lacks, is refused
+// instead of falling back to another graph.
+TEST_F(CliBadInputTest, ProfilesAddressTheirStore) {
+  MakeGraph(/*load=*/true);
+  ASSERT_EQ(Run("init --schema schema.pg other").rc, 0);
+  std::filesystem::create_directories(Path("home"));
+  const std::string config = Path("home/config.yaml");
+  WriteFile(config,
+            "defaults:\n  store: g\n  output: csv\nprofiles:\n  spare:\n    store: other\n  remote:\n"
+            "    server: prod\n    default_graph: x\n  empty:\n");
+  EXPECT_EQ(Run("query count_all --query q.gq").out, "n\n2\n");
+  EXPECT_EQ(Run("--profile spare query count_all --query q.gq").out, "n\n0\n");
+  EXPECT_EQ(Run("query count_all --query q.gq --profile=spare").out, "n\n0\n");
+  EXPECT_EQ(Run("query count_all --query q.gq", "", "OMNIGRAPH_PROFILE=spare").out, "n\n0\n");
+  // The flag beats the environment; an explicit graph beats both.
+  EXPECT_EQ(Run("--profile spare query count_all --query q.gq", "", "OMNIGRAPH_PROFILE=nope").out, "n\n0\n");
+  EXPECT_EQ(Run("--profile spare query count_all --query q.gq --store g").out, "n\n2\n");
+  // A write lands on the profile's graph.
+  CliRun add = Run("--profile spare mutate add --query q.gq --params '{\"name\":\"kim\",\"age\":5}'");
+  ASSERT_EQ(add.rc, 0) << add.err;
+  EXPECT_EQ(Run("query count_all --query q.gq --store other").out, "n\n1\n");
+  EXPECT_EQ(Run("query count_all --query q.gq").out, "n\n2\n");
+
+  ExpectFailure("--profile nope query count_all --query q.gq", 2,
+                "error: profile 'nope' is not in " + config + " (profiles: empty, remote, spare)\n");
+  CliRun from_environment = Run("query count_all --query q.gq", "", "OMNIGRAPH_PROFILE=nope");
+  EXPECT_EQ(from_environment.rc, 2);
+  EXPECT_EQ(from_environment.err, "error: profile 'nope' is not in " + config + " (profiles: empty, remote, spare)\n");
+  ExpectFailure("--profile remote query count_all --query q.gq", 2,
+                "error: profile 'remote' addresses a server, which this build cannot reach; address the graph "
+                "with --store <path>\n");
+  ExpectFailure("--profile empty query count_all --query q.gq", 2,
+                "error: profile 'empty' names no store\n");
+  // An explicit graph needs no usable profile.
+  EXPECT_EQ(Run("--profile remote query count_all --query q.gq --store g").out, "n\n2\n");
+  // A profile addresses a graph; verbs that address none refuse it.
+  ExpectFailure("--profile spare version", 2, "error: `version` addresses no graph; drop --profile\n");
 }
 
 }  // namespace

@@ -34,6 +34,9 @@ clusters:
 profiles:
   work:
     store: /srv/g
+  remote:
+    server: prod
+    default_graph: people
 aliases:
   people:
     server: prod
@@ -48,6 +51,12 @@ aliases:
   EXPECT_EQ(config->store, "./graph.omni");
   EXPECT_EQ(config->table_max_column_width, 12u);
   EXPECT_TRUE(config->table_cell_wrap);
+  ASSERT_EQ(config->profiles.size(), 2u);
+  EXPECT_EQ(config->profiles.at("work").store, "/srv/g");
+  EXPECT_FALSE(config->profiles.at("work").server.has_value());
+  EXPECT_EQ(config->profiles.at("remote").server, "prod");
+  EXPECT_EQ(config->profiles.at("remote").default_graph, "people");
+  EXPECT_FALSE(config->profiles.at("remote").store.has_value());
   EXPECT_TRUE(config->warnings.empty());
 }
 
@@ -85,6 +94,9 @@ TEST(OperatorConfig, BadValuesNameTheKey) {
       {"defaults: csv\n", "c.yaml: defaults must be a map"},
       {"- a\n- b\n", "c.yaml: the file must be a map of sections"},
       {"operator:\n  actor: ''\n", "c.yaml: operator.actor must be a non-empty actor id"},
+      {"profiles:\n  work:\n    store: [a, b]\n", "c.yaml: profiles.work.store must be a single non-empty value"},
+      {"profiles:\n  work:\n    store: ''\n", "c.yaml: profiles.work.store must be a single non-empty value"},
+      {"profiles:\n  work: /srv/g\n", "c.yaml: profiles.work must be a map"},
   };
   for (const auto& [text, message] : cases) {
     auto config = ParseOperatorConfig(text, "c.yaml");
