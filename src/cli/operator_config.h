@@ -5,8 +5,9 @@
 // This build reads local graphs only, so it uses the keys that apply to
 // them (profiles included: a profile's store addresses a graph) and accepts
 // the rest of the documented schema (servers, clusters, aliases,
-// defaults.server, defaults.default_graph) without effect. A key outside that schema is reported as a warning, never an
-// error, so a config shared with other versions keeps working.
+// defaults.server, defaults.default_graph) without effect. A key outside
+// that schema is reported as a warning, never an error, so a config shared
+// with other versions keeps working.
 #pragma once
 
 #include <cstddef>

@@ -90,18 +90,61 @@ std::string Scanner::ExpectedMessage() const {
   }
   if (furthest_ >= src_.size()) {
     out += ", found end of input";
-  } else {
-    // Quote the whole UTF-8 character at the failure position.
-    size_t len = 1;
-    while (furthest_ + len < src_.size() && (static_cast<unsigned char>(src_[furthest_ + len]) & 0xC0) == 0x80) ++len;
-    std::string_view found = src_.substr(furthest_, len);
-    if (found == "\n" || found == "\r") {
-      out += ", found end of line";
-    } else {
-      out += ", found `" + DisplayCharacter(found) + "`";
-    }
+    return out;
   }
+  std::string_view found = FoundToken();
+  if (found == "\n" || found == "\r") {
+    out += ", found end of line";
+    return out;
+  }
+  out += ", found `" + DisplayCharacter(found) + "`";
+  // The construct may also have been taken for something else just before
+  // the failure: in `$t.a = 1 or $t.b = 2`, `or` reads as a return-alias
+  // reference and the parse fails at `$t.b`.
+  std::string_view hint = UnsupportedConstructHint(found);
+  if (hint.empty()) hint = UnsupportedConstructHint(PrecedingWord());
+  if (!hint.empty()) out += " (" + std::string(hint) + ")";
   return out;
+}
+
+std::string_view Scanner::PrecedingWord() const {
+  size_t end = furthest_;
+  while (end > 0 && (src_[end - 1] == ' ' || src_[end - 1] == '\t' || src_[end - 1] == '\r' || src_[end - 1] == '\n')) {
+    --end;
+  }
+  size_t start = end;
+  while (start > 0 && IsIdentChar(src_[start - 1])) --start;
+  return src_.substr(start, end - start);
+}
+
+std::string_view Scanner::FoundToken() const {
+  // A word, or an annotation-like `@word`, is quoted whole.
+  size_t start = furthest_;
+  size_t end = start;
+  if (src_[end] == '@') ++end;
+  while (end < src_.size() && IsIdentChar(src_[end])) ++end;
+  if (end > start + (src_[start] == '@' ? 1 : 0)) return src_.substr(start, end - start);
+  // Otherwise the whole UTF-8 character.
+  size_t len = 1;
+  while (start + len < src_.size() && (static_cast<unsigned char>(src_[start + len]) & 0xC0) == 0x80) ++len;
+  return src_.substr(start, len);
+}
+
+std::string_view UnsupportedConstructHint(std::string_view found) {
+  // Constructs of later upstream versions of the languages that the
+  // grammar of spec/surface.md §1.2/§2.2 does not have. Naming them spares
+  // a user coming from such a version from decoding the expected-list.
+  if (found == "and" || found == "or") {
+    return "`and`/`or` are not part of this language: the clauses of a match block all hold at once, and a "
+           "mutation's `where` is one comparison";
+  }
+  if (found == "is") return "`is null` is not part of this language";
+  if (found == "in") return "`in` is not part of this language; test a list property with `contains`";
+  if (found == "@src" || found == "@dst" || found == "@type") {
+    return "`@src`, `@dst` and `@type` are not part of this language: an edge's endpoints are `src`/`dst` in "
+           "schema constraints and `from`/`to` in mutation predicates";
+  }
+  return {};
 }
 
 bool Scanner::Lit(std::string_view text) {

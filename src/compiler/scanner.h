@@ -21,6 +21,10 @@
 
 namespace omnigraph::compiler {
 
+// The hint ExpectedMessage appends when `found` starts a construct of a
+// later upstream language version, else "".
+std::string_view UnsupportedConstructHint(std::string_view found);
+
 class Scanner {
  public:
   explicit Scanner(std::string_view source) : src_(source) {}
@@ -82,12 +86,19 @@ class Scanner {
   void PopLabel() { labels_.pop_back(); }
 
   // Furthest failure position and the message for it: "expected A, B or C,
-  // found `x`" (or "found end of input").
+  // found `x`" (or "found end of input"), where `x` is the word (or `@word`)
+  // or else the character there, followed by a hint when `x` or the word
+  // just before it starts a construct of later upstream language versions
+  // (`and`, `or`, `is`, `in`, `@src`, `@dst`, `@type`).
   size_t furthest() const { return furthest_; }
   std::string ExpectedMessage() const;
 
  private:
   static bool IsIdentChar(char c);
+  // The text quoted as "found" at furthest_ (< source size).
+  std::string_view FoundToken() const;
+  // The word ending just before furthest_ (whitespace skipped), or "".
+  std::string_view PrecedingWord() const;
   // `"-"? [0-9]+ "." [0-9]+` with the sign only when `signed_value`.
   bool Decimal(std::string* out, bool signed_value, std::string_view what);
   bool Fail(std::string_view what, size_t saved, size_t at);

@@ -116,12 +116,12 @@ TEST_F(BadInputTest, MalformedSchemaIsRefusedAndCreatesNoGraph) {
   const SchemaCase cases[] = {
       // Syntax: a lower-case type name.
       {"node person { name: String }\n",
-       "parse error: bad.pg:1:6: expected type name, found `p`\n"
+       "parse error: bad.pg:1:6: expected type name, found `person`\n"
        "1 | node person { name: String }\n"
        "  |      ^"},
       // Unknown property type.
       {"node P {\n  name: Strng\n}\n",
-       "parse error: bad.pg:2:9: expected `[`, `enum`, `Vector` or type, found `S`\n"
+       "parse error: bad.pg:2:9: expected `[`, `enum`, `Vector` or type, found `Strng`\n"
        "2 |   name: Strng\n"
        "  |         ^"},
       // Duplicate property.
@@ -627,7 +627,7 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
 
   CliRun bad_init = Run("init --schema bad.pg g");
   EXPECT_EQ(bad_init.rc, 1);
-  EXPECT_EQ(bad_init.err, "error: parse error: bad.pg:1:6: expected type name, found `p`\n"
+  EXPECT_EQ(bad_init.err, "error: parse error: bad.pg:1:6: expected type name, found `person`\n"
                           "1 | node person { name: String }\n"
                           "  |      ^\n");
   EXPECT_FALSE(std::filesystem::exists(Path("g")));

@@ -125,7 +125,7 @@ TEST(QueryParser, BindingsWithInlineMatches) {
   EXPECT_EQ(c.props[3].value.kind, query::MatchValue::Kind::kVariable);
   EXPECT_EQ(c.props[3].value.variable, "w");
   EXPECT_EQ(ParseError("query q() { match { $p: Person { name: \"A\" age: 3 } } return { 1 } }"),
-            "parse error: test.gq:1:44: expected `,` or `}`, found `a`");
+            "parse error: test.gq:1:44: expected `,` or `}`, found `age`");
 }
 
 TEST(QueryParser, ClausesNeedNoSeparators) {
@@ -180,10 +180,10 @@ TEST(QueryParser, TraversalForms) {
   EXPECT_EQ(OneClause("$a nothing $b").edge_name, "nothing");
   // The leading case distinguishes a traversal from a binding.
   EXPECT_EQ(ParseError("query q() { match { $a Knows $b } return { 1 } }"),
-            "parse error: test.gq:1:24: expected `:`, variable, `<`, edge name, `.` or comparison operator, found `K`");
+            "parse error: test.gq:1:24: expected `:`, variable, `<`, edge name, `.` or comparison operator, found `Knows`");
   // `not` is never an edge name.
   EXPECT_EQ(ParseError("query q() { match { $a not $b } return { 1 } }"),
-            "parse error: test.gq:1:24: expected `:`, variable, `<`, edge name, `.` or comparison operator, found `n`");
+            "parse error: test.gq:1:24: expected `:`, variable, `<`, edge name, `.` or comparison operator, found `not`");
   EXPECT_EQ(ParseError("query q() { match { $a knows{4294967296,4294967297} $b } return { 1 } }"),
             "parse error: test.gq:1:30: hop bound 4294967296 is out of range");
 }
@@ -200,7 +200,7 @@ TEST(QueryParser, NoNegativeAndNoNullLiterals) {
   EXPECT_EQ(ParseError("query q() { match { $p: Person $p.score > -2.5 } return { 1 } }"),
             "parse error: test.gq:1:43: expected expression, found `-`");
   EXPECT_EQ(ParseError("query q() { match { $p: Person { age: null } } return { 1 } }"),
-            "parse error: test.gq:1:39: expected literal, variable or now(), found `n`");
+            "parse error: test.gq:1:39: expected literal, variable or now(), found `null`");
   // `null` in an expression is a bare identifier (an alias reference); the
   // type checker rejects it.
   EXPECT_EQ(OneClause("$p.age = null").right.kind, Expr::Kind::kAliasRef);
@@ -230,10 +230,10 @@ TEST(QueryParser, Literals) {
   EXPECT_EQ(ParseError("query q() { match { $p: P { s: \"\\u0041\" } } return { 1 } }"),
             "parse error: test.gq:1:33: unsupported escape sequence: \\u");
   EXPECT_EQ(ParseError("query q() { match { $p: P { f: 1e5 } } return { 1 } }"),
-            "parse error: test.gq:1:33: expected `,` or `}`, found `e`");
+            "parse error: test.gq:1:33: expected `,` or `}`, found `e5`");
   // Booleans are word-bounded, so `true_x` is no literal (and values cannot be identifiers).
   EXPECT_EQ(ParseError("query q() { match { $p: P { flag: true_x } } return { 1 } }"),
-            "parse error: test.gq:1:35: expected literal, variable or now(), found `t`");
+            "parse error: test.gq:1:35: expected literal, variable or now(), found `true_x`");
 }
 
 TEST(QueryParser, ReturnProjectionsWithOptionalCommas) {
@@ -265,7 +265,7 @@ TEST(QueryParser, OrderAndLimit) {
   EXPECT_EQ(n.queries[0].order[0].expr.kind, Expr::Kind::kNearest);
   EXPECT_EQ(ParseError("query q($q: Vector(3)) { match { $d: D } return { $d.n } order { nearest($d.v, $q) desc } "
                        "limit 3 }"),
-            "parse error: test.gq:1:84: expected `,` or `}`, found `d`");
+            "parse error: test.gq:1:84: expected `,` or `}`, found `desc`");
   // bm25/rrf accept a direction (it has no effect).
   MustParse("query q($q: String) { match { $d: D } return { $d.n } order { bm25($d.t, $q) desc } }");
   EXPECT_EQ(ParseError("query q() { match { $d: D } return { $d.n } order { } }"),
@@ -313,9 +313,9 @@ TEST(QueryParser, Parameters) {
   EXPECT_EQ(p[8].type_text, "[Blob]");
   EXPECT_FALSE(p[9].type_supported);
   EXPECT_EQ(ParseError("query q($a: Person) { match { $p: P } return { 1 } }"),
-            "parse error: test.gq:1:13: expected `[`, type or `Vector`, found `P`");
+            "parse error: test.gq:1:13: expected `[`, type or `Vector`, found `Person`");
   EXPECT_EQ(ParseError("query q($a: enum(x)) { match { $p: P } return { 1 } }"),
-            "parse error: test.gq:1:13: expected `[`, type or `Vector`, found `e`");
+            "parse error: test.gq:1:13: expected `[`, type or `Vector`, found `enum`");
 }
 
 TEST(QueryParser, Annotations) {
@@ -349,11 +349,39 @@ TEST(QueryParser, MutationStatements) {
   EXPECT_EQ(ParseError("query m() { insert Person { } }"),
             "parse error: test.gq:1:29: expected property name, found `}`");
   EXPECT_EQ(ParseError("query m() { delete Person where name = \"a\" and age = 3 }"),
-            "parse error: test.gq:1:44: expected `insert`, `update`, `delete` or `}`, found `a`");
+            "parse error: test.gq:1:44: expected `insert`, `update`, `delete` or `}`, found `and` (`and`/`or` are not "
+            "part of this language: the clauses of a match block all hold at once, and a mutation's `where` is one "
+            "comparison)");
   EXPECT_EQ(ParseError("query m() { delete Person where name contains \"a\" }"),
-            "parse error: test.gq:1:38: expected comparison operator, found `c`");
+            "parse error: test.gq:1:38: expected comparison operator, found `contains`");
   EXPECT_EQ(ParseError("query m() { match { $p: P } return { 1 } insert P { n: 1 } }"),
-            "parse error: test.gq:1:42: expected `order`, `limit` or `}`, found `i`");
+            "parse error: test.gq:1:42: expected `order`, `limit` or `}`, found `insert`");
+}
+
+// Constructs of later upstream versions of the language are named in the
+// error, with what this language offers instead.
+TEST(QueryParser, LaterUpstreamConstructsAreNamed) {
+  const std::string and_or =
+      " (`and`/`or` are not part of this language: the clauses of a match block all hold at once, and a mutation's "
+      "`where` is one comparison)";
+  EXPECT_EQ(ParseError("query q() { match { $t: T $t.a = 1 or $t.b = 2 } return { $t.a } }"),
+            "parse error: test.gq:1:39: expected comparison operator, found `$`" + and_or);
+  EXPECT_EQ(ParseError("query q() { match { $t: T $t.note is null } return { $t.a } }"),
+            "parse error: test.gq:1:35: expected comparison operator, found `is` (`is null` is not part of this "
+            "language)");
+  EXPECT_EQ(ParseError("query q($ns: [String]) { match { $t: T $t.name in $ns } return { $t.a } }"),
+            "parse error: test.gq:1:48: expected comparison operator, found `in` (`in` is not part of this "
+            "language; test a list property with `contains`)");
+  const std::string endpoints =
+      " (`@src`, `@dst` and `@type` are not part of this language: an edge's endpoints are `src`/`dst` in schema "
+      "constraints and `from`/`to` in mutation predicates)";
+  EXPECT_EQ(ParseError("query m($n: String) { delete Link where @src = $n }"),
+            "parse error: test.gq:1:41: expected property name, found `@src`" + endpoints);
+  EXPECT_EQ(ParseError("query q() { match { $a: T $a link $b } return { $a.@type } }"),
+            "parse error: test.gq:1:52: expected property name, found `@type`" + endpoints);
+  // A word that merely looks like one is not given the hint.
+  EXPECT_EQ(ParseError("query q() { match { $t: T $t.a = 1 order } return { $t.a } }"),
+            "parse error: test.gq:1:42: expected comparison operator, found `}`");
 }
 
 TEST(QueryParser, GluedKeywords) {

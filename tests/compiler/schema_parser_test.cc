@@ -20,14 +20,14 @@ TEST(SchemaParser, EmptyFileIsAnEmptySchema) {
 
 TEST(SchemaParser, ErrorsNameFileLineColumnWithCaret) {
   EXPECT_EQ(SchemaError("node Person {\n  name: String\n  Age: I32\n}\n"),
-            "parse error: test.pg:3:3: expected `?`, `@`, property name or `}`, found `A`\n"
+            "parse error: test.pg:3:3: expected `?`, `@`, property name or `}`, found `Age`\n"
             "3 |   Age: I32\n"
             "  |   ^");
   Result<Catalog> r = CompileSchema("node person {}", "dir/schema.pg");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(r.status().message(),
-            "parse error: dir/schema.pg:1:6: expected type name, found `p`\n"
+            "parse error: dir/schema.pg:1:6: expected type name, found `person`\n"
             "1 | node person {}\n"
             "  |      ^");
   EXPECT_EQ(r.status().details().at("line"), "1");
@@ -48,7 +48,7 @@ TEST(SchemaParser, LeadingByteOrderMarkIsSkipped) {
   Catalog c = MustCompile("\xEF\xBB\xBFnode Person { name: String }\n");
   ASSERT_EQ(c.nodes().size(), 1u);
   EXPECT_EQ(c.nodes()[0].name, "Person");
-  EXPECT_EQ(SchemaErrorLine("\xEF\xBB\xBFnode person {}"), "parse error: test.pg:1:6: expected type name, found `p`");
+  EXPECT_EQ(SchemaErrorLine("\xEF\xBB\xBFnode person {}"), "parse error: test.pg:1:6: expected type name, found `person`");
   EXPECT_EQ(SchemaErrorLine("node P { name: String }\n\xEF\xBB\xBF"),
             "parse error: test.pg:2:1: expected `interface`, `node`, `edge` or end of input, found `U+FEFF`");
   // Invisible characters are named by code point, not quoted raw.
@@ -65,9 +65,9 @@ TEST(SchemaParser, UnexpectedEndOfInput) {
 
 TEST(SchemaParser, TypeNamesNeedUpperCaseAndPropertiesLowerCase) {
   EXPECT_EQ(SchemaErrorLine("node person { name: String }"),
-            "parse error: test.pg:1:6: expected type name, found `p`");
+            "parse error: test.pg:1:6: expected type name, found `person`");
   EXPECT_EQ(SchemaErrorLine("node Person { Name: String }"),
-            "parse error: test.pg:1:15: expected property name, `@` or `}`, found `N`");
+            "parse error: test.pg:1:15: expected property name, `@` or `}`, found `Name`");
   Catalog c = MustCompile("node P_2x { _private: String x9_Y: I32 }");
   ASSERT_NE(c.FindNode("P_2x"), nullptr);
   EXPECT_NE(c.FindNode("P_2x")->FindProperty("_private"), nullptr);
@@ -132,7 +132,7 @@ TEST(SchemaParser, NumbersHaveNoExponentNoLeadingDotNoSign) {
   EXPECT_EQ(SchemaErrorLine("node P @foo(-1) { name: String }"),
             "parse error: test.pg:1:13: expected string, float, integer, `true`, `false` or identifier, found `-`");
   EXPECT_EQ(SchemaErrorLine("node P @foo(1e5) { name: String }"),
-            "parse error: test.pg:1:14: expected `,` or `)`, found `e`");
+            "parse error: test.pg:1:14: expected `,` or `)`, found `e5`");
   EXPECT_EQ(SchemaErrorLine("node P @foo(.5) { name: String }"),
             "parse error: test.pg:1:13: expected string, float, integer, `true`, `false` or identifier, found `.`");
 }
@@ -152,9 +152,9 @@ TEST(SchemaParser, NegativeNumbersOnlyInRangeBounds) {
 
 TEST(SchemaParser, ListElementsAreBaseScalarsOnly) {
   EXPECT_EQ(SchemaErrorLine("node P { v: [Vector(3)] }"),
-            "parse error: test.pg:1:14: expected type, found `V`");
+            "parse error: test.pg:1:14: expected type, found `Vector`");
   EXPECT_EQ(SchemaErrorLine("node P { v: [enum(a, b)] }"),
-            "parse error: test.pg:1:14: expected type, found `e`");
+            "parse error: test.pg:1:14: expected type, found `enum`");
   EXPECT_EQ(SchemaErrorLine("node P { v: [Blob] }"), "parse error: test.pg:1:13: list of Blob is not supported");
   Catalog c = MustCompile("node P { a: [String] b: [Date]? c: [I64] }");
   EXPECT_EQ(c.FindNode("P")->FindProperty("b")->type.ToString(), "[Date]?");
@@ -233,9 +233,9 @@ TEST(SchemaParser, InterfaceSyntax) {
   Catalog c = MustCompile("interface Named { name: String @key }\nnode P implements Named { age: I32? }");
   EXPECT_EQ(c.FindInterface("Named")->properties.size(), 1u);
   EXPECT_EQ(SchemaErrorLine("interface Named @x { name: String }"),
-            "parse error: test.pg:1:17: expected `{`, found `@`");
+            "parse error: test.pg:1:17: expected `{`, found `@x`");
   EXPECT_EQ(SchemaErrorLine("interface Named { name: String @key(name) }"),
-            "parse error: test.pg:1:32: expected `?`, property name or `}`, found `@`");
+            "parse error: test.pg:1:32: expected `?`, property name or `}`, found `@key`");
 }
 
 TEST(SchemaParser, ReservedStorageColumns) {
@@ -253,6 +253,13 @@ TEST(SchemaParser, ReservedStorageColumns) {
   MustCompile("node P { _row_id: I32 _rowids: I32 }");
   EXPECT_TRUE(IsReservedStorageColumn("_rowid"));
   EXPECT_FALSE(IsReservedStorageColumn("_row_id"));
+}
+
+TEST(SchemaParser, LaterUpstreamEndpointSpellingIsNamed) {
+  EXPECT_EQ(SchemaErrorLine("node T { name: String @key }\nedge L: T -> T {\n    @key(@src, @dst)\n}"),
+            "parse error: test.pg:3:10: expected number, `..`, string, float, integer, `true`, `false` or property "
+            "name, found `@src` (`@src`, `@dst` and `@type` are not part of this language: an edge's endpoints are "
+            "`src`/`dst` in schema constraints and `from`/`to` in mutation predicates)");
 }
 
 TEST(SchemaParser, SyntaxErrorWinsOverLaterSemanticError) {
