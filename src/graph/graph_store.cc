@@ -310,11 +310,50 @@ Result<uint64_t> GraphStore::LatestManifestVersion() {
   return table::Dataset::LatestVersion(store_.get(), Key(kManifestDir));
 }
 
+namespace {
+
+// The entry of `cache` least recently used among those `select` accepts
+// (cache.end() when none is): caches hold a few entries per table, so a
+// scan is cheap.
+template <typename Cache, typename Select>
+typename Cache::iterator LeastRecentlyUsed(Cache& cache, typename Cache::iterator first, Select select) {
+  auto oldest = cache.end();
+  for (auto it = first; it != cache.end() && select(it); ++it) {
+    if (oldest == cache.end() || it->second.last_use < oldest->second.last_use) oldest = it;
+  }
+  return oldest;
+}
+
+// The least recently used version of `location` in `cache` when it holds
+// more than kCachedVersionsPerTable of them, else cache.end().
+template <typename Cache>
+typename Cache::iterator SurplusVersion(Cache& cache, const std::string& location) {
+  auto first = cache.lower_bound(std::make_pair(location, uint64_t{0}));
+  size_t versions = 0;
+  for (auto it = first; it != cache.end() && it->first.first == location; ++it) ++versions;
+  if (versions <= kCachedVersionsPerTable) return cache.end();
+  return LeastRecentlyUsed(cache, first, [&](auto it) { return it->first.first == location; });
+}
+
+}  // namespace
+
+void GraphStore::CacheDataset(const std::pair<std::string, uint64_t>& key, const table::Dataset& dataset) {
+  if (!table_cache_.emplace(key, CachedDataset{dataset, ++cache_clock_}).second) return;
+  if (auto surplus = SurplusVersion(table_cache_, key.first); surplus != table_cache_.end()) table_cache_.erase(surplus);
+  if (table_cache_.size() > kCachedDatasets) {
+    table_cache_.erase(LeastRecentlyUsed(table_cache_, table_cache_.begin(), [](auto) { return true; }));
+  }
+}
+
+GraphStore::CacheCounts GraphStore::cache_counts() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return CacheCounts{table_cache_.size(), data_cache_.size(), data_cache_bytes_};
+}
+
 void GraphStore::RememberOpened(const TableEntry& table, const table::Dataset& committed) {
   auto cache_key = std::make_pair(Key(table.location), table.pin.LanceVersion());
   std::lock_guard<std::mutex> lock(cache_mutex_);
-  if (table_cache_.size() >= 512) table_cache_.erase(table_cache_.begin());
-  table_cache_.emplace(cache_key, committed);
+  CacheDataset(cache_key, committed);
 }
 
 // The error for a pinned table version whose objects are missing: its
@@ -335,7 +374,10 @@ Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
   auto cache_key = std::make_pair(location, version);
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (auto it = table_cache_.find(cache_key); it != table_cache_.end()) return it->second;
+    if (auto it = table_cache_.find(cache_key); it != table_cache_.end()) {
+      it->second.last_use = ++cache_clock_;
+      return it->second.dataset;
+    }
   }
   auto opened = table::Dataset::Open(store_, location, table::VersionRef::Version(version));
   if (!opened.ok()) {
@@ -354,8 +396,7 @@ Result<table::Dataset> GraphStore::OpenTable(const TableEntry& table) {
   }
   std::lock_guard<std::mutex> lock(cache_mutex_);
   // Pins are immutable, so a bounded cache only needs eviction, not invalidation.
-  if (table_cache_.size() >= 512) table_cache_.erase(table_cache_.begin());
-  table_cache_.emplace(cache_key, *opened);
+  CacheDataset(cache_key, *opened);
   return *opened;
 }
 
@@ -364,7 +405,7 @@ Result<TableDataPtr> GraphStore::LoadTable(const TableEntry& table) {
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     if (auto it = data_cache_.find(key); it != data_cache_.end()) {
-      it->second.last_use = ++data_cache_clock_;
+      it->second.last_use = ++cache_clock_;
       return it->second.data;
     }
   }
@@ -398,14 +439,14 @@ TableDataPtr GraphStore::CacheTableData(const std::pair<std::string, uint64_t>& 
   std::lock_guard<std::mutex> lock(cache_mutex_);
   if (auto it = data_cache_.find(key); it != data_cache_.end()) return it->second.data;  // lost a load race
   data_cache_bytes_ += data->MemoryBytes();
-  data_cache_[key] = CachedData{data, ++data_cache_clock_};
+  data_cache_[key] = CachedData{data, ++cache_clock_};
+  auto evict = [&](auto it) {
+    data_cache_bytes_ -= it->second.data->MemoryBytes();
+    data_cache_.erase(it);
+  };
+  if (auto surplus = SurplusVersion(data_cache_, key.first); surplus != data_cache_.end()) evict(surplus);
   while (data_cache_bytes_ > kTableDataCacheBytes && data_cache_.size() > 1) {
-    auto oldest = data_cache_.begin();
-    for (auto it = data_cache_.begin(); it != data_cache_.end(); ++it) {
-      if (it->second.last_use < oldest->second.last_use) oldest = it;
-    }
-    data_cache_bytes_ -= oldest->second.data->MemoryBytes();
-    data_cache_.erase(oldest);
+    evict(LeastRecentlyUsed(data_cache_, data_cache_.begin(), [](auto) { return true; }));
   }
   return data;
 }

@@ -124,8 +124,8 @@ class GraphStore {
   // VersionReclaimed when a file the pinned version names is gone.
   Result<RecordBatchPtr> ReadTable(const TableEntry& table);
 
-  // ReadTable, cached by exact identity (bounded by kTableDataCacheBytes,
-  // least recently used first out).
+  // ReadTable, cached by exact identity (bounded by kTableDataCacheBytes
+  // and kCachedVersionsPerTable, least recently used first out).
   Result<TableDataPtr> LoadTable(const TableEntry& table);
 
   // Records that `after` is `before` plus `appended` rows, so the data of
@@ -161,6 +161,14 @@ class GraphStore {
   // The commit with `id` on `branch`'s history. NotFound when absent.
   Result<CommitRecord> FindCommit(std::string_view id, std::string_view branch = kMainBranch);
 
+  // Entries in the per-identity caches (for tests and diagnostics).
+  struct CacheCounts {
+    size_t datasets = 0;           // opened table versions
+    size_t table_data = 0;         // decoded table versions
+    int64_t table_data_bytes = 0;  // as accounted by TableData::MemoryBytes
+  };
+  CacheCounts cache_counts();
+
   // Store key of a path under the graph root.
   std::string Key(std::string_view relative) const { return JoinPath(root_, relative); }
 
@@ -193,18 +201,26 @@ class GraphStore {
   ObjectStorePtr store_;
   std::string root_;
   std::mutex cache_mutex_;
-  std::map<std::pair<std::string, uint64_t>, table::Dataset> table_cache_;
+  // Both per-identity caches are keyed by (table location, Lance version)
+  // and remember when each entry was last used (cache_clock_).
+  struct CachedDataset {
+    table::Dataset dataset;
+    uint64_t last_use = 0;
+  };
+  std::map<std::pair<std::string, uint64_t>, CachedDataset> table_cache_;
   struct CachedData {
     TableDataPtr data;
     uint64_t last_use = 0;
   };
+  // Adds an opened dataset to table_cache_ (cache_mutex_ held).
+  void CacheDataset(const std::pair<std::string, uint64_t>& key, const table::Dataset& dataset);
   // Calls `visit` with the commits of `branch`, newest first, until it
   // returns false. Errors: those of ReadState.
   Status VisitCommits(std::string_view branch, const std::function<bool(const CommitRecord&)>& visit);
 
   std::map<std::pair<std::string, uint64_t>, CachedData> data_cache_;
   std::map<uint64_t, ManifestVersionPtr> manifest_cache_;  // main branch, by version
-  uint64_t data_cache_clock_ = 0;
+  uint64_t cache_clock_ = 0;
   int64_t data_cache_bytes_ = 0;
 };
 
@@ -218,6 +234,13 @@ std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view
 Status ValidateCommitId(std::string_view id);
 inline constexpr uint32_t kHistoryBlockSlots = 16384;
 inline constexpr int64_t kTableDataCacheBytes = int64_t{512} << 20;
+// Versions of one table each per-identity cache keeps (the least recently
+// used go first). Pins never change, so nothing cached is ever stale, but a
+// table's older versions are read again only by readers still holding an
+// older snapshot, while every commit adds one: without this bound, 5,000
+// one-row inserts kept 460 MB of versions nobody read.
+inline constexpr size_t kCachedVersionsPerTable = 8;
+inline constexpr size_t kCachedDatasets = 512;
 inline constexpr size_t kManifestCacheVersions = 64;
 inline constexpr int kMaxVersionProbes = 4;
 // How long a writer queues behind another writer of its branch before it
