@@ -386,9 +386,15 @@ class Checker {
     }
     OG_ASSIGN_OR_RETURN(PropertyType lit_type, LiteralType(lit));
     auto mismatch = [&]() {
-      return TypeError("T3", fmt::format("property `{}` has type {} but got {}", prop, target.ToString(),
-                                         lit_type.ToString()),
-                       lit.location);
+      std::string message =
+          fmt::format("property `{}` has type {} but got {}", prop, target.ToString(), lit_type.ToString());
+      // A quoted date is the usual slip: temporal literals have their own
+      // spelling (§2.1).
+      if (lit.kind == Literal::Kind::kString && !target.is_list()) {
+        if (target.scalar == ScalarKind::kDate) message += " (write a Date as date(\"YYYY-MM-DD\"))";
+        if (target.scalar == ScalarKind::kDateTime) message += " (write a DateTime as datetime(\"...\"))";
+      }
+      return TypeError("T3", message, lit.location);
     };
     auto out_of_range = [&](const Literal& l) {
       return TypeError("T3", fmt::format("property `{}` has type {} but literal {} is out of range", prop,

@@ -39,7 +39,11 @@ TEST(TypecheckT2, UnknownInlineProperty) {
 TEST(TypecheckT3, InlineLiteralTypes) {
   EXPECT_EQ(Err("$p: Person { age: \"old\" }"), "type error: T3: property `age` has type I32? but got String");
   EXPECT_EQ(Err("$p: Person { name: 5 }"), "type error: T3: property `name` has type String but got I64");
-  EXPECT_EQ(Err("$p: Person { born: \"2024-01-01\" }"), "type error: T3: property `born` has type Date? but got String");
+  EXPECT_EQ(Err("$p: Person { born: \"2024-01-01\" }"),
+            "type error: T3: property `born` has type Date? but got String (write a Date as date(\"YYYY-MM-DD\"))");
+  EXPECT_EQ(Err("$p: Person { seen: \"2024-01-01T00:00:00Z\" }"),
+            "type error: T3: property `seen` has type DateTime? but got String (write a DateTime as "
+            "datetime(\"...\"))");
   EXPECT_EQ(Err("$p: Person { born: datetime(\"2024-01-01T00:00:00Z\") }"),
             "type error: T3: property `born` has type Date? but got DateTime");
   EXPECT_EQ(Err("$p: Person { status: \"gone\" }"),
