@@ -322,13 +322,22 @@ size_t VerbIndex(const std::vector<std::string>& args) {
 // The deprecated spellings (surface §5.2) are rewritten to their commands
 // before parsing, each with a one-line warning on stderr: `read` → `query`,
 // `change` → `mutate`, and `check`, `query lint`, `query check` → `lint`.
-std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv) {
+// `help [COMMAND…]` becomes `[COMMAND…] --help`, without a warning, and
+// sets *help_verb.
+std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv, bool* help_verb) {
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t verb = VerbIndex(args);
   if (verb >= args.size()) return args;
   auto rewrite = [&](std::string deprecated, std::string_view replacement) {
     std::cerr << fmt::format("warning: `{}` is deprecated; use `{}`\n", deprecated, replacement);
   };
+  if (args[verb] == "help") {
+    // `help [COMMAND…]` asks for COMMAND's help, as `[COMMAND…] --help`.
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
+    args.push_back("--help");
+    *help_verb = true;
+    return args;
+  }
   if (args[verb] == "check" || args[verb] == "read" || args[verb] == "change") {
     std::string_view replacement = args[verb] == "check" ? "lint" : args[verb] == "read" ? "query" : "mutate";
     rewrite(args[verb], replacement);
@@ -809,8 +818,17 @@ int RunVerbs(int argc, char** argv, std::string* published) {
     std::cout << "omnigraph " << kVersion << "\ninternal-schema " << graph::kStorageStamp << "\n";
   });
 
-  std::vector<std::string> args = RewriteDeprecatedVerbs(argc, argv);
+  bool help_verb = false;
+  std::vector<std::string> args = RewriteDeprecatedVerbs(argc, argv, &help_verb);
   const std::vector<std::string> words = args;
+  if (help_verb) {
+    // --help wins over everything else in CLI11, so a help request for a
+    // command that does not exist would print the program's help.
+    if (auto unknown = UnknownCommand(&app, words)) {
+      std::cerr << "error: unknown command '" << *unknown << "'\nRun with --help or --help-all for more information.\n";
+      return kExitUsage;
+    }
+  }
   try {
     // CLI11 takes the vector form reversed (it pops from the back).
     std::reverse(args.begin(), args.end());

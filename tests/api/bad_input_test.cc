@@ -828,6 +828,18 @@ TEST_F(CliBadInputTest, HelpNamesTheProgram) {
   EXPECT_EQ(help.rc, 0);
   EXPECT_EQ(help.out.substr(0, help.out.find('\n', help.out.find('\n') + 1)),
             "omnigraph: a typed property-graph database on Lance\nUsage: omnigraph [OPTIONS] [SUBCOMMAND]");
+  // `help [COMMAND…]` is the spelling of `[COMMAND…] --help` users of other
+  // command-line tools expect.
+  CliRun help_verb = Run("help");
+  EXPECT_EQ(help_verb.rc, 0);
+  EXPECT_EQ(help_verb.out, help.out);
+  CliRun query_help = Run("help query");
+  EXPECT_EQ(query_help.rc, 0);
+  EXPECT_EQ(query_help.out, Run("query --help").out);
+  EXPECT_EQ(Run("help commit show").out, Run("commit show --help").out);
+  EXPECT_EQ(Run("--quiet help query").out, query_help.out);
+  ExpectFailure("help frobnicate", 2,
+                "error: unknown command 'frobnicate'\nRun with --help or --help-all for more information.\n");
 }
 
 // `export --type` takes one type per use (§5.2), so a graph named after it
