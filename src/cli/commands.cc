@@ -71,6 +71,7 @@ constexpr std::string_view kVersion = "0.1.0";
 struct GlobalFlags {
   std::string store;
   std::string profile;  // --profile
+  bool profile_given = false;  // --profile was on the command line (even empty)
   bool json = false;
   bool quiet = false;
   bool yes = false;
@@ -108,7 +109,7 @@ struct VerbFlags {
 
 Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFlags accepts) {
   if (!flags.store.empty() && !accepts.store) return UsageError(fmt::format("`{}` addresses no graph; drop --store", verb));
-  if (!flags.profile.empty() && !accepts.store) {
+  if (flags.profile_given && !accepts.store) {
     return UsageError(fmt::format("`{}` addresses no graph; drop --profile", verb));
   }
   if (flags.json && !accepts.json) return UsageError(fmt::format("`{}` has no JSON output; drop --json", verb));
@@ -123,10 +124,12 @@ Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFla
 // The profile named by --profile, else by $OMNIGRAPH_PROFILE (§5.1), in
 // place of defaults.store. A profile this build cannot use (absent from the
 // config, or addressing a server or cluster) becomes flags->profile_error,
-// so a command never silently falls back to another graph.
+// so a command never silently falls back to another graph; PrepareVerb
+// reports it at once when --profile named it, and ResolveUri when the
+// command would use it.
 void SelectProfile(const OperatorConfig& config, GlobalFlags* flags) {
   std::string name = flags->profile;
-  if (name.empty()) {
+  if (!flags->profile_given) {
     const char* environment = std::getenv("OMNIGRAPH_PROFILE");
     if (environment == nullptr || *environment == '\0') return;
     name = environment;
@@ -159,7 +162,12 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   OG_ASSIGN_OR_RETURN(OperatorConfig config, LoadOperatorConfig());
   for (const std::string& warning : config.warnings) std::cerr << "warning: " << warning << "\n";
   if (config.store) flags->default_store = *config.store;
-  if (accepts.store) SelectProfile(config, flags);
+  if (accepts.store) {
+    SelectProfile(config, flags);
+    // A profile named on the command line is checked even when an explicit
+    // graph wins over it: a mistyped --profile is never silently ignored.
+    if (flags->profile_given && !flags->profile_error.ok()) return flags->profile_error;
+  }
   if (config.actor) flags->default_actor = *config.actor;
   // Only writes record an actor, so only they are refused a bad one (from
   // --as or the config file).
@@ -332,11 +340,15 @@ std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv, bool* hel
     std::cerr << fmt::format("warning: `{}` is deprecated; use `{}`\n", deprecated, replacement);
   };
   if (args[verb] == "help") {
-    // `help [COMMAND…]` asks for COMMAND's help, as `[COMMAND…] --help`.
+    // `help [COMMAND…]` asks for COMMAND's help, as `[COMMAND…] --help`
+    // (`help help` for the program's), with deprecated spellings rewritten
+    // as below.
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
+    if (verb < args.size() && args[verb] == "help") args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
     args.push_back("--help");
     *help_verb = true;
-    return args;
+    verb = VerbIndex(args);
+    if (verb >= args.size()) return args;
   }
   if (args[verb] == "check" || args[verb] == "read" || args[verb] == "change") {
     std::string_view replacement = args[verb] == "check" ? "lint" : args[verb] == "read" ? "query" : "mutate";
@@ -377,7 +389,7 @@ std::optional<std::string> UnknownCommand(CLI::App* app, const std::vector<std::
       // An option; skip its value when it takes one and is not "--x=value".
       const CLI::Option* option = current->get_option_no_throw(word);
       if (option == nullptr) option = app->get_option_no_throw(word);
-      if (option != nullptr && option->get_type_size() > 0 && word.find('=') == std::string::npos) ++i;
+      if (option != nullptr && option->get_items_expected_min() > 0 && word.find('=') == std::string::npos) ++i;
       continue;
     }
     if (current->get_subcommands(every).empty()) return std::nullopt;  // a command's own arguments
@@ -388,6 +400,19 @@ std::optional<std::string> UnknownCommand(CLI::App* app, const std::vector<std::
     path += path.empty() ? word : " " + word;
     if (next == nullptr) return path;
     current = next;
+  }
+  return std::nullopt;
+}
+
+// The first of the §5.1 flags that address a server or cluster (--server,
+// --graph, --cluster) on the command line, which this build has no use for;
+// without this, CLI11 would take the flag's value for a command name.
+std::optional<std::string> RemoteAddressingFlag(const std::vector<std::string>& args) {
+  for (const std::string& word : args) {
+    if (word == "--") break;
+    for (std::string_view flag : {"--server", "--graph", "--cluster"}) {
+      if (word == flag || word.rfind(std::string(flag) + "=", 0) == 0) return std::string(flag);
+    }
   }
   return std::nullopt;
 }
@@ -428,7 +453,8 @@ int RunVerbs(int argc, char** argv, std::string* published) {
   app.add_flag("--quiet", flags.quiet, "suppress the stderr write-target line");
   app.add_flag("--yes", flags.yes, "consent to destructive writes against non-local targets");
   app.add_option("--as", flags.actor, "actor id for writes");
-  app.add_option("--profile", flags.profile, "address the graph of this operator-config profile (also $OMNIGRAPH_PROFILE)");
+  app.add_option("--profile", flags.profile, "address the graph of this operator-config profile (also $OMNIGRAPH_PROFILE)")
+      ->each([&flags](const std::string&) { flags.profile_given = true; });
   app.add_flag("-v,--version", show_version, "print the version");
   app.set_help_all_flag("--help-all");
 
@@ -821,6 +847,12 @@ int RunVerbs(int argc, char** argv, std::string* published) {
   bool help_verb = false;
   std::vector<std::string> args = RewriteDeprecatedVerbs(argc, argv, &help_verb);
   const std::vector<std::string> words = args;
+  if (std::optional<std::string> flag = RemoteAddressingFlag(words)) {
+    std::cerr << "error: " << *flag
+              << " addresses a server or cluster, which this build does not reach; address a local graph with a "
+                 "path or --store <path>\n";
+    return kExitUsage;
+  }
   if (help_verb) {
     // --help wins over everything else in CLI11, so a help request for a
     // command that does not exist would print the program's help.

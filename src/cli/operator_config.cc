@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -49,8 +50,10 @@ class Parser {
   Result<OperatorConfig> Parse(const YAML::Node& root) {
     if (!root.IsDefined() || root.IsNull()) return std::move(config_);  // an empty file
     if (!root.IsMap()) return WrongKind("the file", "a map of sections");
+    std::set<std::string> sections;
     for (const auto& entry : root) {
       std::string name = entry.first.as<std::string>();
+      OG_RETURN_IF_ERROR(CheckUnique(&sections, name, entry.first));
       auto section = KnownSections().find(name);
       if (section == KnownSections().end()) {
         Warn(name);
@@ -65,22 +68,30 @@ class Parser {
   Status ParseSection(const std::string& name, const Section& section, const YAML::Node& node) {
     if (node.IsNull()) return Status::OK();
     if (!node.IsMap()) return WrongKind(name, "a map");
+    std::set<std::string> keys;
     for (const auto& entry : node) {
       std::string key = entry.first.as<std::string>();
       std::string path = name + "." + key;
+      OG_RETURN_IF_ERROR(CheckUnique(&keys, path, entry.first));
       if (section.named_entries) {
         // servers.<name> etc. are accepted without effect in this build;
         // profiles.<name> are kept, since a profile can address a store.
         OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
         if (entry.second.IsNull()) continue;
         if (!entry.second.IsMap()) return WrongKind(path, "a map");
+        std::set<std::string> fields;
         for (const auto& field : entry.second) {
           std::string field_key = field.first.as<std::string>();
+          OG_RETURN_IF_ERROR(CheckUnique(&fields, path + "." + field_key, field.first));
           if (!Contains(section.keys, field_key)) {
             Warn(path + "." + field_key);
           } else if (profile != nullptr) {
             OG_RETURN_IF_ERROR(ParseProfileValue(path + "." + field_key, field_key, field.second, profile));
           }
+        }
+        if (profile != nullptr && (profile->store.has_value() + profile->server.has_value() +
+                                   profile->cluster.has_value()) > 1) {
+          return WrongKind(path, "one of store, server or cluster");
         }
         continue;
       }
@@ -132,6 +143,15 @@ class Parser {
                                                             : &profile->default_graph;
     *slot = value.Scalar();
     return Status::OK();
+  }
+
+  // YAML forbids a key twice in one map, and yaml-cpp keeps both: which
+  // graph a command addresses must not depend on which one comes last.
+  Status CheckUnique(std::set<std::string>* seen, const std::string& path, const YAML::Node& key) {
+    if (seen->insert(path).second) return Status::OK();
+    const YAML::Mark mark = key.Mark();
+    return InvalidArgument(
+        fmt::format("{}:{}:{}: duplicate key '{}'", config_.path, mark.line + 1, mark.column + 1, path));
   }
 
   Status WrongKind(std::string_view key, std::string_view expected, std::optional<std::string> got = std::nullopt) {

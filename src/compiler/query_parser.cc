@@ -32,7 +32,8 @@ namespace {
 
 class QueryParser {
  public:
-  QueryParser(std::string_view source, std::string_view file) : src_(source), file_(file), sc_(source), lines_(source) {}
+  QueryParser(std::string_view source, std::string_view file)
+      : src_(source), file_(file), sc_(source, Scanner::Language::kQuery), lines_(source) {}
 
   Result<QueryFile> Run() {
     QueryFile file;

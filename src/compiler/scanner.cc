@@ -92,59 +92,70 @@ std::string Scanner::ExpectedMessage() const {
     out += ", found end of input";
     return out;
   }
-  std::string_view found = FoundToken();
+  bool cut = false;
+  std::string_view found = FoundToken(&cut);
   if (found == "\n" || found == "\r") {
     out += ", found end of line";
     return out;
   }
-  out += ", found `" + DisplayCharacter(found) + "`";
-  // The construct may also have been taken for something else just before
-  // the failure: in `$t.a = 1 or $t.b = 2`, `or` reads as a return-alias
-  // reference and the parse fails at `$t.b`.
-  std::string_view hint = UnsupportedConstructHint(found);
-  if (hint.empty()) hint = UnsupportedConstructHint(PrecedingWord());
-  if (!hint.empty()) out += " (" + std::string(hint) + ")";
+  out += ", found `" + DisplayCharacter(found) + (cut ? "…`" : "`");
+  if (std::string_view hint = Hint(found); !hint.empty()) out += " (" + std::string(hint) + ")";
   return out;
 }
 
-std::string_view Scanner::PrecedingWord() const {
-  size_t end = furthest_;
-  while (end > 0 && (src_[end - 1] == ' ' || src_[end - 1] == '\t' || src_[end - 1] == '\r' || src_[end - 1] == '\n')) {
-    --end;
-  }
-  size_t start = end;
-  while (start > 0 && IsIdentChar(src_[start - 1])) --start;
-  return src_.substr(start, end - start);
-}
-
-std::string_view Scanner::FoundToken() const {
-  // A word, or an annotation-like `@word`, is quoted whole.
+std::string_view Scanner::FoundToken(bool* cut) const {
+  // A word (starting with an ASCII letter, digit or `_`, possibly after `@`
+  // or `$`, and running on over word characters and non-ASCII letters) is
+  // quoted whole, up to kMaxQuotedBytes; anything else as its one UTF-8
+  // character.
   size_t start = furthest_;
-  size_t end = start;
-  if (src_[end] == '@') ++end;
-  while (end < src_.size() && IsIdentChar(src_[end])) ++end;
-  if (end > start + (src_[start] == '@' ? 1 : 0)) return src_.substr(start, end - start);
-  // Otherwise the whole UTF-8 character.
+  size_t first = (src_[start] == '@' || src_[start] == '$') ? start + 1 : start;
+  if (first < src_.size() && IsIdentChar(src_[first])) {
+    size_t end = first;
+    while (end < src_.size() && end - start < kMaxQuotedBytes &&
+           (IsIdentChar(src_[end]) || static_cast<unsigned char>(src_[end]) >= 0x80)) {
+      ++end;
+    }
+    while (end < src_.size() && (static_cast<unsigned char>(src_[end]) & 0xC0) == 0x80) --end;  // whole characters
+    *cut = end < src_.size() && (IsIdentChar(src_[end]) || static_cast<unsigned char>(src_[end]) >= 0x80);
+    return src_.substr(start, end - start);
+  }
   size_t len = 1;
   while (start + len < src_.size() && (static_cast<unsigned char>(src_[start + len]) & 0xC0) == 0x80) ++len;
   return src_.substr(start, len);
 }
 
-std::string_view UnsupportedConstructHint(std::string_view found) {
+std::string_view Scanner::Hint(std::string_view found) const {
   // Constructs of later upstream versions of the languages that the
   // grammar of spec/surface.md §1.2/§2.2 does not have. Naming them spares
   // a user coming from such a version from decoding the expected-list.
-  if (found == "and" || found == "or") {
-    return "`and`/`or` are not part of this language: the clauses of a match block all hold at once, and a "
-           "mutation's `where` is one comparison";
-  }
+  constexpr std::string_view kEndpoints =
+      "`@src`, `@dst` and `@type` are not part of this language: an edge's endpoints are `src`/`dst` in schema "
+      "constraints and `from`/`to` in mutation predicates";
+  constexpr std::string_view kAndOr =
+      "`and`/`or` are not part of this language: the clauses of a match block all hold at once, and a mutation's "
+      "`where` is one comparison";
+  if (found == "@src" || found == "@dst" || found == "@type") return kEndpoints;
+  if (language_ != Language::kQuery) return {};
+  if (found == "and" || found == "or") return kAndOr;
   if (found == "is") return "`is null` is not part of this language";
   if (found == "in") return "`in` is not part of this language; test a list property with `contains`";
-  if (found == "@src" || found == "@dst" || found == "@type") {
-    return "`@src`, `@dst` and `@type` are not part of this language: an edge's endpoints are `src`/`dst` in "
-           "schema constraints and `from`/`to` in mutation predicates";
-  }
-  return {};
+  // `$t.a = 1 or $t.b = 2`: `or` reads as a return-alias reference (a bare
+  // word may be one), so the parse fails just after it. Only right after a
+  // value is that word the connective rather than a name.
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  size_t end = furthest_;
+  while (end > 0 && space(src_[end - 1])) --end;
+  size_t start = end;
+  while (start > 0 && IsIdentChar(src_[start - 1])) --start;
+  std::string_view before = src_.substr(start, end - start);
+  if (before != "and" && before != "or") return {};
+  size_t value_end = start;
+  while (value_end > 0 && space(src_[value_end - 1])) --value_end;
+  if (value_end == start || value_end == 0) return {};  // glued to what precedes, or nothing does
+  char last = src_[value_end - 1];
+  bool after_value = IsIdentChar(last) || last == '"' || last == ')' || last == ']';
+  return after_value ? kAndOr : std::string_view{};
 }
 
 bool Scanner::Lit(std::string_view text) {

@@ -21,13 +21,13 @@
 
 namespace omnigraph::compiler {
 
-// The hint ExpectedMessage appends when `found` starts a construct of a
-// later upstream language version, else "".
-std::string_view UnsupportedConstructHint(std::string_view found);
-
 class Scanner {
  public:
-  explicit Scanner(std::string_view source) : src_(source) {}
+  // Which grammar is parsed: it decides which hints about constructs of
+  // later upstream language versions an error message may carry.
+  enum class Language { kSchema, kQuery };
+
+  Scanner(std::string_view source, Language language) : src_(source), language_(language) {}
 
   std::string_view source() const { return src_; }
   size_t pos() const { return pos_; }
@@ -86,24 +86,30 @@ class Scanner {
   void PopLabel() { labels_.pop_back(); }
 
   // Furthest failure position and the message for it: "expected A, B or C,
-  // found `x`" (or "found end of input"), where `x` is the word (or `@word`)
-  // or else the character there, followed by a hint when `x` or the word
-  // just before it starts a construct of later upstream language versions
-  // (`and`, `or`, `is`, `in`, `@src`, `@dst`, `@type`).
+  // found `x`" (or "found end of input"), where `x` is the word (`@word`,
+  // `$word`; at most kMaxQuotedBytes) or else the character there. A hint
+  // follows when the failure is at a construct of later upstream language
+  // versions: `@src`, `@dst`, `@type` in either language; in queries also
+  // `and`, `or`, `is`, `in`, or an `and`/`or` that the parser took for an
+  // alias right after a value (`$t.a = 1 or $t.b = 2`).
   size_t furthest() const { return furthest_; }
   std::string ExpectedMessage() const;
 
  private:
   static bool IsIdentChar(char c);
-  // The text quoted as "found" at furthest_ (< source size).
-  std::string_view FoundToken() const;
-  // The word ending just before furthest_ (whitespace skipped), or "".
-  std::string_view PrecedingWord() const;
+  // The longest word an error message quotes.
+  static constexpr size_t kMaxQuotedBytes = 64;
+  // The text quoted as "found" at furthest_ (< source size); *cut tells
+  // whether a longer word was cut at kMaxQuotedBytes.
+  std::string_view FoundToken(bool* cut) const;
+  // The hint for the construct at furthest_, or "".
+  std::string_view Hint(std::string_view found) const;
   // `"-"? [0-9]+ "." [0-9]+` with the sign only when `signed_value`.
   bool Decimal(std::string* out, bool signed_value, std::string_view what);
   bool Fail(std::string_view what, size_t saved, size_t at);
 
   std::string_view src_;
+  Language language_;
   size_t pos_ = 0;
   int quiet_ = 0;
   size_t furthest_ = 0;

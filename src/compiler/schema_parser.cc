@@ -40,7 +40,8 @@ struct ConstraintArg {
 
 class SchemaParser {
  public:
-  SchemaParser(std::string_view source, std::string_view file) : src_(source), file_(file), sc_(source), lines_(source) {}
+  SchemaParser(std::string_view source, std::string_view file)
+      : src_(source), file_(file), sc_(source, Scanner::Language::kSchema), lines_(source) {}
 
   Result<SchemaFile> Run() {
     SchemaFile file;

@@ -228,7 +228,7 @@ TEST_F(BadInputTest, MalformedReadQueriesNameFileLineAndColumn) {
        "parse", "2", "31"},
       // Variables start with a lower-case letter or `_`.
       {"query q() {\n  match { $P: Person }\n  return { $P.name }\n}\n",
-       "parse error: bad.gq:2:11: expected match clause, found `$`\n"
+       "parse error: bad.gq:2:11: expected match clause, found `$P`\n"
        "2 |   match { $P: Person }\n"
        "  |           ^",
        "parse", "2", "11"},
@@ -838,6 +838,13 @@ TEST_F(CliBadInputTest, HelpNamesTheProgram) {
   EXPECT_EQ(query_help.out, Run("query --help").out);
   EXPECT_EQ(Run("help commit show").out, Run("commit show --help").out);
   EXPECT_EQ(Run("--quiet help query").out, query_help.out);
+  EXPECT_EQ(Run("--quiet --profile p help query").out, query_help.out);
+  EXPECT_EQ(Run("--json --as x help query").out, query_help.out);
+  EXPECT_EQ(Run("help help").out, help.out);
+  CliRun deprecated = Run("help read");
+  EXPECT_EQ(deprecated.rc, 0);
+  EXPECT_EQ(deprecated.out, query_help.out);
+  EXPECT_EQ(deprecated.err, "warning: `read` is deprecated; use `query`\n");
   ExpectFailure("help frobnicate", 2,
                 "error: unknown command 'frobnicate'\nRun with --help or --help-all for more information.\n");
 }
@@ -864,6 +871,14 @@ TEST_F(CliBadInputTest, ExportTypeTakesOneValuePerUse) {
 // or a verb found it.
 TEST_F(CliBadInputTest, UsageErrorsAreMarkedAsErrors) {
   MakeGraph(/*load=*/false);
+  // The §5.1 flags that address servers and clusters are named, not taken
+  // for commands.
+  for (const char* flag : {"--server x", "--graph=x", "--cluster x"}) {
+    ExpectFailure(std::string(flag) + " query count_all --query q.gq", 2,
+                  "error: " + std::string(flag).substr(0, std::string(flag).find_first_of(" =")) +
+                      " addresses a server or cluster, which this build does not reach; address a local graph with a "
+                      "path or --store <path>\n");
+  }
   ExpectFailure("load g --data seed.jsonl", 2,
                 "error: --mode is required\nRun with --help or --help-all for more information.\n");
   CliRun excluded = Run("query count_all --query q.gq --store g --branch main --snapshot abc");
@@ -1130,8 +1145,16 @@ TEST_F(CliBadInputTest, ProfilesAddressTheirStore) {
                 "with --store <path>\n");
   ExpectFailure("--profile empty query count_all --query q.gq", 2,
                 "error: profile 'empty' names no store\n");
-  // An explicit graph needs no usable profile.
-  EXPECT_EQ(Run("--profile remote query count_all --query q.gq --store g").out, "n\n2\n");
+  // A profile named on the command line must be usable even when an
+  // explicit graph wins over it; one from the environment only when used.
+  ExpectFailure("--profile nope query count_all --query q.gq --store g", 2,
+                "error: profile 'nope' is not in " + config + " (profiles: empty, remote, spare)\n");
+  EXPECT_EQ(Run("query count_all --query q.gq --store g", "", "OMNIGRAPH_PROFILE=remote").out, "n\n2\n");
+  // An empty --profile names no profile the config has; an empty
+  // $OMNIGRAPH_PROFILE is unset.
+  ExpectFailure("--profile '' query count_all --query q.gq", 2,
+                "error: profile '' is not in " + config + " (profiles: empty, remote, spare)\n");
+  EXPECT_EQ(Run("query count_all --query q.gq", "", "OMNIGRAPH_PROFILE=").out, "n\n2\n");
   // A profile addresses a graph; verbs that address none refuse it.
   ExpectFailure("--profile spare version", 2, "error: `version` addresses no graph; drop --profile\n");
 }

@@ -97,6 +97,13 @@ TEST(OperatorConfig, BadValuesNameTheKey) {
       {"profiles:\n  work:\n    store: [a, b]\n", "c.yaml: profiles.work.store must be a single non-empty value"},
       {"profiles:\n  work:\n    store: ''\n", "c.yaml: profiles.work.store must be a single non-empty value"},
       {"profiles:\n  work: /srv/g\n", "c.yaml: profiles.work must be a map"},
+      {"profiles:\n  work:\n    store: /a\n    server: prod\n",
+       "c.yaml: profiles.work must be one of store, server or cluster"},
+      // Duplicate keys would leave the winner to their order.
+      {"profiles:\n  w:\n    store: /a\n  w:\n    store: /b\n", "c.yaml:4:3: duplicate key 'profiles.w'"},
+      {"profiles:\n  w:\n    store: /a\n    store: /b\n", "c.yaml:4:5: duplicate key 'profiles.w.store'"},
+      {"defaults:\n  store: /a\ndefaults:\n  store: /b\n", "c.yaml:3:1: duplicate key 'defaults'"},
+      {"defaults:\n  store: /a\n  store: /b\n", "c.yaml:3:3: duplicate key 'defaults.store'"},
   };
   for (const auto& [text, message] : cases) {
     auto config = ParseOperatorConfig(text, "c.yaml");

@@ -191,7 +191,7 @@ TEST(QueryParser, TraversalForms) {
 TEST(QueryParser, VariableSpelling) {
   EXPECT_EQ(OneClause("$_x: Person").variable, "_x");
   EXPECT_EQ(ParseError("query q() { match { $Foo: Person } return { 1 } }"),
-            "parse error: test.gq:1:21: expected match clause, found `$`");
+            "parse error: test.gq:1:21: expected match clause, found `$Foo`");
 }
 
 TEST(QueryParser, NoNegativeAndNoNullLiterals) {
@@ -365,7 +365,7 @@ TEST(QueryParser, LaterUpstreamConstructsAreNamed) {
       " (`and`/`or` are not part of this language: the clauses of a match block all hold at once, and a mutation's "
       "`where` is one comparison)";
   EXPECT_EQ(ParseError("query q() { match { $t: T $t.a = 1 or $t.b = 2 } return { $t.a } }"),
-            "parse error: test.gq:1:39: expected comparison operator, found `$`" + and_or);
+            "parse error: test.gq:1:39: expected comparison operator, found `$t`" + and_or);
   EXPECT_EQ(ParseError("query q() { match { $t: T $t.note is null } return { $t.a } }"),
             "parse error: test.gq:1:35: expected comparison operator, found `is` (`is null` is not part of this "
             "language)");
@@ -379,9 +379,21 @@ TEST(QueryParser, LaterUpstreamConstructsAreNamed) {
             "parse error: test.gq:1:41: expected property name, found `@src`" + endpoints);
   EXPECT_EQ(ParseError("query q() { match { $a: T $a link $b } return { $a.@type } }"),
             "parse error: test.gq:1:52: expected property name, found `@type`" + endpoints);
-  // A word that merely looks like one is not given the hint.
+  // A word that merely looks like one is not given the hint, nor are these
+  // words where they are names.
   EXPECT_EQ(ParseError("query q() { match { $t: T $t.a = 1 order } return { $t.a } }"),
             "parse error: test.gq:1:42: expected comparison operator, found `}`");
+  EXPECT_EQ(ParseError("query q() { match { $t: T $t.or } return { $t.a } }"),
+            "parse error: test.gq:1:33: expected comparison operator, found `}`");
+  EXPECT_EQ(ParseError("query q() { match { $t: T { in 1 } } return { $t.a } }"),
+            "parse error: test.gq:1:32: expected `:`, found `1`");
+  EXPECT_EQ(ParseError("query m() { update T set { or \"z\" } where a = 1 }"),
+            "parse error: test.gq:1:31: expected `:`, found `\"`");
+  // Long words are cut.
+  EXPECT_EQ(ParseError("query q() { match { $t: T " + std::string(100, 'x') + " } return { $t.a } }"),
+            "parse error: test.gq:1:128: expected comparison operator, found `}`");
+  EXPECT_EQ(ParseError("query q() { match { $t: T $t.a = 1 } return { $t.a } } " + std::string(100, 'x')),
+            "parse error: test.gq:1:56: expected `query` or end of input, found `" + std::string(64, 'x') + "…`");
 }
 
 TEST(QueryParser, GluedKeywords) {

@@ -256,6 +256,10 @@ TEST(SchemaParser, ReservedStorageColumns) {
 }
 
 TEST(SchemaParser, LaterUpstreamEndpointSpellingIsNamed) {
+  // Query-language hints have no place in a schema, where these are names.
+  EXPECT_EQ(SchemaErrorLine("node A { name: String @key in String? }"),
+            "parse error: test.pg:1:31: expected `:`, found `String`");
+  EXPECT_EQ(SchemaErrorLine("node A { name: String @key and }"), "parse error: test.pg:1:32: expected `:`, found `}`");
   EXPECT_EQ(SchemaErrorLine("node T { name: String @key }\nedge L: T -> T {\n    @key(@src, @dst)\n}"),
             "parse error: test.pg:3:10: expected number, `..`, string, float, integer, `true`, `false` or property "
             "name, found `@src` (`@src`, `@dst` and `@type` are not part of this language: an edge's endpoints are "
