@@ -49,7 +49,7 @@ class Parser {
 
   Result<OperatorConfig> Parse(const YAML::Node& root) {
     if (!root.IsDefined() || root.IsNull()) return std::move(config_);  // an empty file
-    if (!root.IsMap()) return WrongKind("the file", "a map of sections");
+    if (!root.IsMap()) return WrongKind(root, "the file", "a map of sections");
     std::set<std::string> sections;
     for (const auto& entry : root) {
       std::string name = entry.first.as<std::string>();
@@ -67,7 +67,7 @@ class Parser {
  private:
   Status ParseSection(const std::string& name, const Section& section, const YAML::Node& node) {
     if (node.IsNull()) return Status::OK();
-    if (!node.IsMap()) return WrongKind(name, "a map");
+    if (!node.IsMap()) return WrongKind(node, name, "a map");
     std::set<std::string> keys;
     for (const auto& entry : node) {
       std::string key = entry.first.as<std::string>();
@@ -78,7 +78,7 @@ class Parser {
         // profiles.<name> are kept, since a profile can address a store.
         OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
         if (entry.second.IsNull()) continue;
-        if (!entry.second.IsMap()) return WrongKind(path, "a map");
+        if (!entry.second.IsMap()) return WrongKind(entry.second, path, "a map");
         std::set<std::string> fields;
         for (const auto& field : entry.second) {
           std::string field_key = field.first.as<std::string>();
@@ -91,7 +91,7 @@ class Parser {
         }
         if (profile != nullptr && (profile->store.has_value() + profile->server.has_value() +
                                    profile->cluster.has_value()) > 1) {
-          return WrongKind(path, "one of store, server or cluster");
+          return WrongKind(entry.first, path, "one of store, server or cluster");
         }
         continue;
       }
@@ -106,26 +106,26 @@ class Parser {
 
   Status ParseValue(const std::string& key, const YAML::Node& value) {
     if (value.IsNull()) return Status::OK();
-    if (!value.IsScalar()) return WrongKind(key, "a single value");
+    if (!value.IsScalar()) return WrongKind(value, key, "a single value");
     const std::string text = value.Scalar();
     if (key == "operator.actor") {
-      if (text.empty()) return WrongKind(key, "a non-empty actor id");
+      if (text.empty()) return WrongKind(value, key, "a non-empty actor id");
       config_.actor = text;
     } else if (key == "defaults.output") {
       config_.output = exec::ParseOutputFormat(text);
-      if (!config_.output) return WrongKind(key, "table, kv, csv, jsonl or json", text);
+      if (!config_.output) return WrongKind(value, key, "table, kv, csv, jsonl or json", text);
     } else if (key == "defaults.store") {
-      if (text.empty()) return WrongKind(key, "a graph path or file:// URI");
+      if (text.empty()) return WrongKind(value, key, "a graph path or file:// URI");
       config_.store = text;
     } else if (key == "defaults.table_max_column_width") {
       size_t width = 0;
       auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), width);
       if (ec != std::errc() || end != text.data() + text.size() || width == 0) {
-        return WrongKind(key, "a positive whole number of columns", text);
+        return WrongKind(value, key, "a positive whole number of columns", text);
       }
       config_.table_max_column_width = width;
     } else if (key == "defaults.table_cell_layout") {
-      if (text != "truncate" && text != "wrap") return WrongKind(key, "truncate or wrap", text);
+      if (text != "truncate" && text != "wrap") return WrongKind(value, key, "truncate or wrap", text);
       config_.table_cell_wrap = text == "wrap";
     }
     // defaults.server and defaults.default_graph name served graphs, which
@@ -136,7 +136,7 @@ class Parser {
   Status ParseProfileValue(const std::string& path, const std::string& field, const YAML::Node& value,
                            OperatorProfile* profile) {
     if (value.IsNull()) return Status::OK();
-    if (!value.IsScalar() || value.Scalar().empty()) return WrongKind(path, "a single non-empty value");
+    if (!value.IsScalar() || value.Scalar().empty()) return WrongKind(value, path, "a single non-empty value");
     std::optional<std::string>* slot = field == "store"     ? &profile->store
                                        : field == "server"  ? &profile->server
                                        : field == "cluster" ? &profile->cluster
@@ -154,8 +154,14 @@ class Parser {
         fmt::format("{}:{}:{}: duplicate key '{}'", config_.path, mark.line + 1, mark.column + 1, path));
   }
 
-  Status WrongKind(std::string_view key, std::string_view expected, std::optional<std::string> got = std::nullopt) {
-    std::string message = fmt::format("{}: {} must be {}", config_.path, key, expected);
+  // "<path>:<line>:<column>: <key> must be <expected>[, got '<got>']",
+  // placed at `at` (the file alone when the node has no position).
+  Status WrongKind(const YAML::Node& at, std::string_view key, std::string_view expected,
+                   std::optional<std::string> got = std::nullopt) {
+    const YAML::Mark mark = at.Mark();
+    std::string where = mark.is_null() ? config_.path
+                                       : fmt::format("{}:{}:{}", config_.path, mark.line + 1, mark.column + 1);
+    std::string message = fmt::format("{}: {} must be {}", where, key, expected);
     if (got) message += fmt::format(", got '{}'", *got);
     return InvalidArgument(std::move(message));
   }

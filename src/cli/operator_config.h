@@ -47,10 +47,12 @@ std::string OperatorConfigPath(const char* omnigraph_home, const char* home);
 
 // Parses the text of a config file; `path` names it in messages.
 // Errors: InvalidArgument "<path>:<line>:<column>: <reason>" for YAML
-// syntax, or "<path>: <key> must be …" for a value of the wrong kind
+// syntax and for a key given twice in one map, or
+// "<path>:<line>:<column>: <key> must be …" for a value of the wrong kind
 // (defaults.output not a format of §5.3, a width that is not a positive
 // integer, a layout other than truncate/wrap, a section that is not a map,
-// a profile value that is not a single value).
+// a profile value that is not a single value, a profile naming more than
+// one of store, server and cluster).
 Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_view path);
 
 // Reads the file at OperatorConfigPath($OMNIGRAPH_HOME, $HOME). A missing

@@ -1105,7 +1105,7 @@ TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
   WriteFile(Path("home/config.yaml"), "defaults:\n  output: xml\n");
   ExpectFailure("query count_all --query q.gq", 1,
                 "error: " + Path("home/config.yaml") +
-                    ": defaults.output must be table, kv, csv, jsonl or json, got 'xml'\n");
+                    ":2:11: defaults.output must be table, kv, csv, jsonl or json, got 'xml'\n");
   // `version` reads no config.
   EXPECT_EQ(Run("version").rc, 0);
 }
