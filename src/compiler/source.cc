@@ -106,8 +106,7 @@ size_t FirstInvalidUtf8(std::string_view text) {
 }
 
 std::string_view WithoutByteOrderMark(std::string_view source) {
-  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-  if (source.substr(0, kByteOrderMark.size()) == kByteOrderMark) source.remove_prefix(kByteOrderMark.size());
+  if (source.starts_with(utf8::kByteOrderMark)) source.remove_prefix(utf8::kByteOrderMark.size());
   return source;
 }
 

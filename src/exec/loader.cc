@@ -11,6 +11,7 @@
 #include "compiler/entity_id.h"
 #include "exec/json_value.h"
 #include "util/ulid.h"
+#include "util/utf8.h"
 #include "graph/id_index.h"
 
 namespace omnigraph::exec {
@@ -76,6 +77,14 @@ class Loader {
       ++line_no;
       pos = end + 1;
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.starts_with(utf8::kByteOrderMark)) {
+        // Editors may mark a whole UTF-8 file with a BOM; inside a file it
+        // is stray bytes (files joined with `cat`), which JSON refuses.
+        if (line_no != 1) {
+          return LineError(line_no, "invalid JSON at column 1: a byte-order mark (U+FEFF) may only start the file");
+        }
+        line.remove_prefix(utf8::kByteOrderMark.size());
+      }
       if (line.find_first_not_of(" \t\r\f") == std::string_view::npos) {
         if (end == data.size()) break;
         continue;

@@ -13,6 +13,10 @@ namespace omnigraph::utf8 {
 // U+FFFD: what an invalid or truncated sequence decodes to.
 inline constexpr char32_t kReplacement = 0xFFFD;
 
+// U+FEFF encoded: the byte-order mark some editors put at the start of a
+// UTF-8 file. Sources and data files may start with one; it is skipped.
+inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
 // Decodes the code point at text[*i] and advances *i past it. An invalid
 // or truncated sequence yields kReplacement and advances one byte.
 // Precondition: *i < text.size().

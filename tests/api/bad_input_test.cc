@@ -555,6 +555,19 @@ TEST_F(BadInputTest, CrlfAndBlankLinesAreStillAccepted) {
 }
 
 
+TEST_F(BadInputTest, AByteOrderMarkMayOnlyStartTheFile) {
+  const std::string bom = "\xEF\xBB\xBF";
+  // Two files joined with `cat`: the second one's mark is stray bytes.
+  ExpectError(LoadBad(bom + SecondLine(bom + "{\"type\":\"Person\",\"data\":{\"name\":\"dave\"}}")),
+              ErrorCode::kInvalidArgument,
+              "bad.jsonl:2: invalid JSON at column 1: a byte-order mark (U+FEFF) may only start the file");
+  // At the start of the file it marks the encoding and is skipped.
+  auto marked = graph_->Load(bom + "{\"type\":\"Person\",\"data\":{\"name\":\"carol\"}}\n", "bom.jsonl",
+                             LoadMode::kMerge);
+  ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+  EXPECT_EQ(marked->total_entities, 1u);
+}
+
 // ---- CLI exit codes (§5.4) and located errors on stderr --------------------
 
 struct CliRun {
