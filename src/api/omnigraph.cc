@@ -109,9 +109,12 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
       return IoError(fmt::format("cannot remove '{}/{}': {}", uri, name, ec ? ec.message() : "not removed"));
     }
   }
-  std::filesystem::create_directories(uri, ec);
-  if (ec) return IoError(fmt::format("cannot create '{}': {}", uri, ec.message()));
   auto store = LocalStore::Make(uri);
+  // The root's own entry (and any parent init creates) must be durable
+  // before init is acknowledged, like everything in it.
+  if (Status created = store->CreateRoot(); !created.ok()) {
+    return IoError(fmt::format("cannot create '{}': {}", uri, created.message()));
+  }
   std::vector<graph::GraphStore::TableSpec> tables;
   for (const compiler::NodeType& node : catalog.nodes()) {
     tables.push_back({node.TableKey(), node.stable_id, catalog.NodeTableSchema(node)});

@@ -21,6 +21,7 @@
 #include "util/failpoint_names.h"
 #include "util/random.h"
 #include "util/ulid.h"
+#include "util/utf8.h"
 
 namespace omnigraph::graph {
 namespace {
@@ -244,10 +245,14 @@ Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::
   return graph;
 }
 
+Status GraphStore::CheckBranch(std::string_view branch) const {
+  if (branch == kMainBranch) return Status::OK();
+  return NotFound(fmt::format("branch '{}' does not exist", utf8::ShortenForMessage(branch)))
+      .WithDetail("kind", "branch_not_found");
+}
+
 Result<GraphStore::ManifestVersionPtr> GraphStore::ManifestAt(std::string_view branch, uint64_t version) {
-  if (branch != kMainBranch) {
-    return NotFound(fmt::format("branch '{}' does not exist", branch)).WithDetail("kind", "branch_not_found");
-  }
+  OG_RETURN_IF_ERROR(CheckBranch(branch));
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     if (auto it = manifest_cache_.find(version); it != manifest_cache_.end()) return it->second;
@@ -276,9 +281,7 @@ void GraphStore::RememberManifest(uint64_t version, ManifestVersionPtr decoded) 
 }
 
 Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<uint64_t> manifest_version) {
-  if (branch != kMainBranch) {
-    return NotFound(fmt::format("branch '{}' does not exist", branch)).WithDetail("kind", "branch_not_found");
-  }
+  OG_RETURN_IF_ERROR(CheckBranch(branch));
   uint64_t version = 0;
   if (manifest_version) {
     version = *manifest_version;
@@ -563,6 +566,9 @@ bool PublicationMayHaveLanded(const Status& failure) {
 }
 
 Result<std::unique_ptr<ObjectStore::Lock>> GraphStore::LockBranchWriters(std::string_view branch) {
+  // Refused before its lock file is made: a name that is no branch would
+  // leave a file behind (or be too long to name one).
+  OG_RETURN_IF_ERROR(CheckBranch(branch));
   std::string name;
   for (unsigned char c : branch) name += fmt::format("{:02x}", c);
   return store_->LockExclusive(Key(fmt::format("_locks/branch-{}.lock", name)), kWriterQueueMaxWait);

@@ -101,6 +101,10 @@ class GraphStore {
   const ObjectStorePtr& store() const { return store_; }
   const std::string& root() const { return root_; }
 
+  // OK when `branch` exists; NotFound with detail kind=branch_not_found
+  // otherwise (only `main` until branches land).
+  Status CheckBranch(std::string_view branch) const;
+
   // The latest state of `branch` (LatestManifestVersion, then the cached
   // decode of that version), or the state at `manifest_version`.
   Result<GraphState> ReadState(std::string_view branch = kMainBranch,
@@ -156,7 +160,7 @@ class GraphStore {
   // still decides; stores without locks return nullptr, and so does a wait
   // longer than kWriterQueueMaxWait (the writer then proceeds unordered).
   // The lock file lives at `_locks/branch-<hex of the name>.lock`.
-  // Errors: IoError.
+  // Errors: NotFound (kind branch_not_found) before any file is made, IoError.
   Result<std::unique_ptr<ObjectStore::Lock>> LockBranchWriters(std::string_view branch);
   // The commit with `id` on `branch`'s history. NotFound when absent.
   Result<CommitRecord> FindCommit(std::string_view id, std::string_view branch = kMainBranch);

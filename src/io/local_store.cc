@@ -261,28 +261,87 @@ Status LocalStore::SyncDirectory(const std::string& dir) {
   return Status::OK();
 }
 
+// `dir` and its ancestors below the root, nearest first, up to the first one
+// already confirmed.
+std::vector<std::string> LocalStore::UnconfirmedDirectories(const std::string& dir) {
+  std::vector<std::string> chain;
+  std::lock_guard<std::mutex> lock(durable_directories_mutex_);
+  for (std::string d = dir; d.size() > root_.size() && d != root_; d = DirectoryOf(d)) {
+    if (durable_directories_.count(d)) break;
+    chain.push_back(d);
+  }
+  return chain;
+}
+
+void LocalStore::ConfirmDirectories(const std::vector<std::string>& directories) {
+  std::lock_guard<std::mutex> lock(durable_directories_mutex_);
+  durable_directories_.insert(directories.begin(), directories.end());
+}
+
+std::vector<std::string> LocalStore::AddUnconfirmedParents(std::vector<std::string>* directories) {
+  std::vector<std::string> unconfirmed;
+  size_t named = directories->size();
+  for (size_t d = 0; d < named; ++d) {
+    for (std::string& dir : UnconfirmedDirectories((*directories)[d])) {
+      std::string parent = DirectoryOf(dir);
+      if (std::find(directories->begin(), directories->end(), parent) == directories->end()) {
+        directories->push_back(std::move(parent));
+      }
+      unconfirmed.push_back(std::move(dir));
+    }
+  }
+  return unconfirmed;
+}
+
+Status LocalStore::SyncDirectories(std::vector<std::string> directories) {
+  std::vector<std::string> unconfirmed = AddUnconfirmedParents(&directories);
+  Status st = directories.size() == 1 ? SyncDirectory(directories[0])
+                                      : RunConcurrently(directories.size(), [&](size_t i) {
+                                          return SyncDirectory(directories[i]);
+                                        });
+  if (st.ok()) ConfirmDirectories(unconfirmed);
+  return st;
+}
+
 Status LocalStore::SyncPublishedName(const std::string& full_path) {
   ++counters_.sync_barriers;
   Status st = [&]() -> Status {
     OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
-    return SyncDirectory(DirectoryOf(full_path));
+    return SyncDirectories({DirectoryOf(full_path)});
   }();
   if (st.ok()) return st;
   return st.WithDetail(std::string(kDurabilityDetail), "unconfirmed");
 }
 
-Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
-  std::string dir = DirectoryOf(full_path);
+Status LocalStore::EnsureDirectory(const std::string& dir) {
   struct stat st;
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode)) return IoError(fmt::format("'{}' is not a directory", dir));
     return Status::OK();
   }
-  OG_RETURN_IF_ERROR(EnsureParentDirectory(dir));
+  std::string parent = DirectoryOf(dir);
+  OG_RETURN_IF_ERROR(EnsureDirectory(parent));
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus("mkdir", dir, errno);
-  // The new directory's entry lives in its parent; make it durable.
+  // The new directory's entry lives in its parent; make it durable. (Also
+  // after EEXIST: the writer that created it may not have synced it yet.)
   ++counters_.sync_barriers;
-  return SyncDirectory(DirectoryOf(dir));
+  OG_RETURN_IF_ERROR(SyncDirectory(parent));
+  if (UnconfirmedDirectories(parent).empty()) ConfirmDirectories({dir});
+  return Status::OK();
+}
+
+Status LocalStore::EnsureParentDirectory(const std::string& full_path) {
+  return EnsureDirectory(DirectoryOf(full_path));
+}
+
+Status LocalStore::CreateRoot() {
+  struct stat st;
+  bool existed = ::stat(root_.c_str(), &st) == 0;
+  OG_RETURN_IF_ERROR(EnsureDirectory(root_));
+  if (!existed) return Status::OK();  // its parent was synced when it was made
+  // Made by someone else (a user's mkdir), maybe without a durable entry.
+  ++counters_.sync_barriers;
+  return SyncDirectory(DirectoryOf(root_));
 }
 
 Result<int> LocalStore::OpenCreating(const std::string& full_path, int flags) {
@@ -338,7 +397,9 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
   // these objects until the caller publishes them afterwards.
   OG_FAILPOINT(failpoint::kStoreBeforeDirSync);
   ++counters_.sync_barriers;
-  return RunConcurrently(files.size() + directories.size(), [&](size_t i) -> Status {
+  // Directories this process has not seen made durable add their parents.
+  std::vector<std::string> unconfirmed = AddUnconfirmedParents(&directories);
+  Status st = RunConcurrently(files.size() + directories.size(), [&](size_t i) -> Status {
     if (i >= files.size()) return SyncDirectory(directories[i - files.size()]);
     int fd = ::open(files[i].c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("open for sync", files[i], errno);
@@ -346,6 +407,8 @@ Status LocalStore::Sync(const std::vector<std::string>& paths) {
     ::close(fd);
     return st;
   });
+  if (st.ok()) ConfirmDirectories(unconfirmed);
+  return st;
 }
 
 Result<BufferPtr> LocalStore::Get(const std::string& path) {

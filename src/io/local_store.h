@@ -7,7 +7,9 @@
 // - Put and ObjectWriter write a temporary file, fsync it and rename(2) it
 //   over the target.
 // - Every publication fsyncs the parent directory (and any directory it had
-//   to create, plus that directory's parent) before returning.
+//   to create, plus that directory's parent) before returning. The first
+//   durable write into a directory in a process also fsyncs the parent of
+//   each directory above it up to the root.
 // Temporary files are named `.tmp_<uuid>` in the target directory; listings
 // skip them. Writes with WriteOptions::durable = false skip the fsyncs; Sync()
 // later fdatasyncs every named file and then fsyncs each distinct directory,
@@ -19,6 +21,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "io/object_store.h"
 
@@ -56,13 +60,21 @@ class LocalStore final : public ObjectStore {
   // Internal helpers shared with the writer implementation.
   std::string FullPath(const std::string& path) const;
   // Creates the directory of `full_path` and any missing parents, fsyncing
-  // each parent that gained an entry.
+  // each parent that gained an entry. Errors: IoError.
   Status EnsureParentDirectory(const std::string& full_path);
+  // Creates the root directory and any missing parents (as above), then
+  // fsyncs the root's parent even when the root existed, so the root's own
+  // entry is durable. For `init`. Errors: IoError.
+  Status CreateRoot();
   // open(2) of `full_path` with `flags` (O_CREAT among them, mode 0644),
   // creating missing parent directories only when the open says they are
   // missing. Errors: AlreadyExists (O_EXCL), IoError.
   Result<int> OpenCreating(const std::string& full_path, int flags);
   Status SyncDirectory(const std::string& dir);
+  // fsyncs each of `directories` (full paths, concurrently), plus the parent
+  // of every directory between them and the root whose own entry this
+  // process has not yet seen made durable (see UnconfirmedDirectories).
+  Status SyncDirectories(std::vector<std::string> directories);
   Status SyncFile(int fd, const std::string& full_path);
   // Makes the entry of `full_path`, just published, durable. A failure
   // carries kDurabilityDetail = "unconfirmed" (see object_store.h).
@@ -79,6 +91,22 @@ class LocalStore final : public ObjectStore {
   struct LockWaiter;
   std::mutex abandoned_mutex_;
   std::map<std::string, std::shared_ptr<LockWaiter>> abandoned_waits_;
+
+  // Directory entries are durable only once their parent is synced. A
+  // directory that exists may come from a writer that failed or died
+  // between its mkdir and that sync, so before an object in it is
+  // acknowledged, every directory between it and the root must have had its
+  // parent synced, by this process or (for the root) by init. These are the
+  // directories this process has done that for; the first durable write into
+  // a directory pays for its ancestors once.
+  std::vector<std::string> UnconfirmedDirectories(const std::string& dir);
+  void ConfirmDirectories(const std::vector<std::string>& directories);
+  // Appends the parents UnconfirmedDirectories calls for to `directories`
+  // and returns the directories they confirm once synced.
+  std::vector<std::string> AddUnconfirmedParents(std::vector<std::string>* directories);
+  Status EnsureDirectory(const std::string& dir);
+  std::mutex durable_directories_mutex_;
+  std::unordered_set<std::string> durable_directories_;
 };
 
 namespace internal {

@@ -624,7 +624,9 @@ class CliBadInputTest : public ::testing::Test {
     WriteFile(Path("seed.jsonl"), kData);
     WriteFile(Path("q.gq"), kQueries);
     ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
-    if (load) ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+    if (load) {
+      ASSERT_EQ(Run("load g --data seed.jsonl --mode overwrite --quiet").rc, 0);
+    }
   }
   testing::TempDir dir_;
 };

@@ -244,6 +244,36 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   EXPECT_EQ(counters.sync_barriers.load(), 2u);
 }
 
+// A write to a branch that does not exist is refused before the branch's
+// writer lock file is made: no file is left behind, and a name too long to
+// be a file name is still branch_not_found.
+TEST_F(MutationTest, AWriteToAnUnknownBranchIsRefusedBeforeItsLockFile) {
+  namespace fs = std::filesystem;
+  const fs::path locks = fs::path(dir_.path()) / "g" / "_locks";
+  auto lock_files = [&] {
+    std::vector<std::string> names;
+    if (fs::exists(locks)) {
+      for (const auto& entry : fs::directory_iterator(locks)) names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> before = lock_files();
+  for (const std::string& branch : {std::string("feature"), std::string(200, 'b')}) {
+    auto mutated = graph_->Mutate(kMutations, "mutations.gq", "add_person", R"({"name":"x","age":1})", branch);
+    ASSERT_EQ(mutated.status().code(), ErrorCode::kNotFound) << mutated.status().ToString();
+    EXPECT_EQ(mutated.status().details().at("kind"), "branch_not_found");
+    auto loaded = graph_->Load(kData, "data.jsonl", LoadMode::kMerge, branch);
+    ASSERT_EQ(loaded.status().code(), ErrorCode::kNotFound) << loaded.status().ToString();
+    EXPECT_EQ(loaded.status().details().at("kind"), "branch_not_found");
+  }
+  EXPECT_EQ(graph_->Mutate(kMutations, "mutations.gq", "add_person", R"({"name":"x","age":1})", "feature")
+                .status()
+                .message(),
+            "branch 'feature' does not exist");
+  EXPECT_EQ(lock_files(), before);
+}
+
 // write-path.md: nothing is acknowledged before it is durable. When the
 // directory sync that makes __manifest M+1 durable fails after M+1 became
 // visible, the write is reported as failed with an indeterminate outcome,

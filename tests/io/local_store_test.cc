@@ -321,6 +321,56 @@ TEST(LocalStore, CountsRequestsAndSyncBarriers) {
   EXPECT_EQ(store.counters().reads.load(), 1u);
 }
 
+// A directory found existing may have been made by a writer that died
+// before syncing its parent: the first durable write into it in a process
+// also syncs the parents of every directory above it, once.
+TEST(LocalStore, AnExistingDirectoryHasItsEntryMadeDurableOnce) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/t/data");
+  std::filesystem::create_directories(dir.path() + "/t/versions");
+  LocalStore store(dir.path());
+  const WriteOptions deferred{/*durable=*/false};
+  ASSERT_TRUE(store.Put("t/data/a", "1", deferred).ok());
+  store.counters().Reset();
+  ASSERT_TRUE(store.Sync({"t/data/a"}).ok());
+  // The file, its directory, and the parents of t/data and t (t, the root).
+  EXPECT_EQ(store.counters().sync_calls.load(), 1u + 1u + 2u);
+  EXPECT_EQ(store.counters().sync_barriers.load(), 1u);
+  ASSERT_TRUE(store.Put("t/data/b", "2", deferred).ok());
+  store.counters().Reset();
+  ASSERT_TRUE(store.Sync({"t/data/b"}).ok());
+  EXPECT_EQ(store.counters().sync_calls.load(), 2u);
+  // A published name: the temporary file, t/versions and its parent t,
+  // which is confirmed already.
+  store.counters().Reset();
+  ASSERT_TRUE(store.Put("t/versions/1", "v").ok());
+  EXPECT_EQ(store.counters().sync_calls.load(), 3u);
+  store.counters().Reset();
+  ASSERT_TRUE(store.Put("t/versions/2", "v").ok());
+  EXPECT_EQ(store.counters().sync_calls.load(), 2u);
+  // Another process (a new store) confirms them again, once.
+  LocalStore other(dir.path());
+  ASSERT_TRUE(other.Put("t/data/c", "3", deferred).ok());
+  ASSERT_TRUE(other.Sync({"t/data/c"}).ok());
+  EXPECT_EQ(other.counters().sync_calls.load(), 4u);
+}
+
+TEST(LocalStore, CreateRootMakesTheRootsEntryDurable) {
+  TempDir dir;
+  LocalStore fresh(dir.path() + "/x/y/g");
+  ASSERT_TRUE(fresh.CreateRoot().ok());
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() + "/x/y/g"));
+  EXPECT_EQ(fresh.counters().sync_calls.load(), 3u);  // the parents of x, y and g
+  // A root someone else made may not have a durable entry: its parent is
+  // synced anyway.
+  LocalStore existing(dir.path() + "/x");
+  ASSERT_TRUE(existing.CreateRoot().ok());
+  EXPECT_EQ(existing.counters().sync_calls.load(), 1u);
+  ASSERT_TRUE(existing.Put("f", "file").ok());
+  LocalStore blocked(dir.path() + "/x/f/g");
+  EXPECT_EQ(blocked.CreateRoot().code(), ErrorCode::kIoError);
+}
+
 TEST(LocalStore, FailpointErrorLeavesTargetUntouched) {
   TempDir dir;
   LocalStore store(dir.path());
