@@ -125,7 +125,7 @@ const std::string& CachedEncoding(Fragment* fragment) {
 
 // The manifest file bytes. `encodings_current`: every fragment's cached
 // encoding is known to match it, so it is used without comparing.
-std::string EncodeManifestBytes(const Manifest& manifest, std::string_view transaction, bool encodings_current) {
+Result<std::string> EncodeManifestBytes(const Manifest& manifest, std::string_view transaction, bool encodings_current) {
   std::string out;
   // The message is serialized in three parts so that fragments (field 2) can
   // be copied from their cached encodings: `fields` (field 1), every
@@ -142,9 +142,7 @@ std::string EncodeManifestBytes(const Manifest& manifest, std::string_view trans
     proto.set_index_section(out.size());
     AppendSection(&out, manifest.index_section);
   }
-  // The schema was validated when the manifest was built; an invalid one here
-  // is a bug in the caller, so a failure only drops fields (never UB).
-  (void)SchemaToProto(manifest.schema, fields.mutable_fields(), proto.mutable_schema_metadata());
+  OG_RETURN_IF_ERROR(SchemaToProto(manifest.schema, fields.mutable_fields(), proto.mutable_schema_metadata()));
   proto.set_version(manifest.version);
   proto.mutable_timestamp()->set_seconds(manifest.timestamp_nanos / 1'000'000'000);
   proto.mutable_timestamp()->set_nanos(static_cast<int32_t>(manifest.timestamp_nanos % 1'000'000'000));
@@ -201,7 +199,7 @@ std::string EncodeManifestBytes(const Manifest& manifest, std::string_view trans
 
 }  // namespace
 
-std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction) {
+Result<std::string> EncodeManifestFile(const Manifest& manifest, std::string_view transaction) {
   return EncodeManifestBytes(manifest, transaction, /*encodings_current=*/false);
 }
 
@@ -209,7 +207,7 @@ void CacheFragmentEncodings(Manifest* manifest) {
   for (Fragment& fragment : manifest->fragments) (void)CachedEncoding(&fragment);
 }
 
-std::string EncodeManifestFile(Manifest* manifest, std::string_view transaction) {
+Result<std::string> EncodeManifestFile(Manifest* manifest, std::string_view transaction) {
   CacheFragmentEncodings(manifest);
   return EncodeManifestBytes(*manifest, transaction, /*encodings_current=*/true);
 }

@@ -183,11 +183,13 @@ struct ManifestFile {
 // [i64 manifest position][i16 0][i16 2]["LANC"].
 // `transaction` is a serialized Transaction message or empty.
 // A fragment's cached encoding is used when it still matches the fragment.
-std::string EncodeManifestFile(const Manifest& manifest, std::string_view transaction);
+// Errors: InvalidArgument (a schema field without an id), Unsupported (a
+// field type Lance cannot name).
+Result<std::string> EncodeManifestFile(const Manifest& manifest, std::string_view transaction);
 
 // As above, after CacheFragmentEncodings(manifest): compares each fragment
 // with its cached value once, not twice.
-std::string EncodeManifestFile(Manifest* manifest, std::string_view transaction);
+Result<std::string> EncodeManifestFile(Manifest* manifest, std::string_view transaction);
 
 // Gives every fragment of `manifest` a current cached encoding (new ones for
 // fragments without one or whose value changed). A manifest that descends

@@ -28,6 +28,10 @@ Result<std::vector<Fragment>> FragmentsFromProto(const ProtoFragments& protos, s
 
 struct EncodeVisitor {
   ProtoTransaction* proto;
+  Status* status;  // the first schema that did not encode
+  void Keep(Status st) const {
+    if (status->ok()) *status = std::move(st);
+  }
   void operator()(const AppendOperation& op) const { FragmentsToProto(op.fragments, proto->mutable_append()->mutable_fragments()); }
   void operator()(const DeleteOperation& op) const {
     auto* d = proto->mutable_delete_();
@@ -38,7 +42,7 @@ struct EncodeVisitor {
   void operator()(const OverwriteOperation& op) const {
     auto* o = proto->mutable_overwrite();
     FragmentsToProto(op.fragments, o->mutable_fragments());
-    (void)SchemaToProto(op.schema, o->mutable_schema(), o->mutable_schema_metadata());
+    Keep(SchemaToProto(op.schema, o->mutable_schema(), o->mutable_schema_metadata()));
     for (const auto& [k, v] : op.config_upsert_values) (*o->mutable_config_upsert_values())[k] = v;
   }
   void operator()(const UpdateOperation& op) const {
@@ -51,10 +55,10 @@ struct EncodeVisitor {
   void operator()(const MergeOperation& op) const {
     auto* m = proto->mutable_merge();
     FragmentsToProto(op.fragments, m->mutable_fragments());
-    (void)SchemaToProto(op.schema, m->mutable_schema(), m->mutable_schema_metadata());
+    Keep(SchemaToProto(op.schema, m->mutable_schema(), m->mutable_schema_metadata()));
   }
   void operator()(const ProjectOperation& op) const {
-    (void)SchemaToProto(op.schema, proto->mutable_project()->mutable_schema(), nullptr);
+    Keep(SchemaToProto(op.schema, proto->mutable_project()->mutable_schema(), nullptr));
   }
   void operator()(const RewriteOperation& op) const {
     auto* r = proto->mutable_rewrite();
@@ -85,13 +89,15 @@ std::string_view Transaction::OperationName() const {
   return kNames[operation.index()];
 }
 
-std::string EncodeTransaction(const Transaction& transaction) {
+Result<std::string> EncodeTransaction(const Transaction& transaction) {
   ProtoTransaction proto;
   proto.set_read_version(transaction.read_version);
   proto.set_uuid(transaction.uuid);
   proto.set_tag(transaction.tag);
   for (const auto& [k, v] : transaction.properties) (*proto.mutable_transaction_properties())[k] = v;
-  std::visit(EncodeVisitor{&proto}, transaction.operation);
+  Status status;
+  std::visit(EncodeVisitor{&proto, &status}, transaction.operation);
+  OG_RETURN_IF_ERROR(status);
   std::string bytes = proto.SerializeAsString();
   AppendChecksumField(&bytes);
   return bytes;

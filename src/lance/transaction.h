@@ -96,8 +96,9 @@ struct Transaction {
 };
 
 // Raw protobuf bytes of the transaction, ending with a checksum field
-// (util/checksum.h).
-std::string EncodeTransaction(const Transaction& transaction);
+// (util/checksum.h). Errors: InvalidArgument (a schema field without an
+// id), Unsupported (a field type Lance cannot name).
+Result<std::string> EncodeTransaction(const Transaction& transaction);
 // Errors: CorruptData (undecodable, checksum mismatch, missing operation), Unsupported (an
 // operation this build cannot represent, named).
 Result<Transaction> DecodeTransaction(std::string_view bytes, std::string_view path);

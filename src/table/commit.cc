@@ -182,7 +182,7 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
                                         const std::vector<std::string>& sync_with, std::vector<std::string>* deferred,
                                         bool transaction_file) {
   bool detached = lance::IsDetachedVersion(manifest->version);
-  std::string transaction_bytes = lance::EncodeTransaction(transaction);
+  OG_ASSIGN_OR_RETURN(std::string transaction_bytes, lance::EncodeTransaction(transaction));
   // The objects this call writes, deleted again if the version does not
   // land (the staged files stay with their transaction, whose owner decides).
   UnpublishedObjects own(store);
@@ -206,7 +206,7 @@ Result<PublishedManifest> WriteManifest(ObjectStore* store, const std::string& b
   OG_FAILPOINT(failpoint::kCommitAfterTransactionFile);
   // The manifest becomes the committed version's (and its successors')
   // base; cached fragment encodings make their commits copy bytes.
-  std::string bytes = lance::EncodeManifestFile(manifest, transaction_bytes);
+  OG_ASSIGN_OR_RETURN(std::string bytes, lance::EncodeManifestFile(manifest, transaction_bytes));
   std::string path = JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(manifest->version));
   OG_FAILPOINT(failpoint::kCommitBeforeManifest);
   auto conflict = [&]() {

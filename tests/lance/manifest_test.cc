@@ -58,10 +58,25 @@ TEST(Manifest, SchemaIdsArePreOrder) {
   EXPECT_EQ(s.MaxFieldId(), 12);
 }
 
+// A schema that cannot be written (here a field without an id) fails the
+// encoding, instead of writing a manifest or transaction missing the field.
+TEST(Manifest, ASchemaThatCannotBeEncodedIsAnError) {
+  Manifest m = SampleManifest();
+  m.schema = Schema({Field("id", DataType::Utf8(), false)});
+  auto manifest = EncodeManifestFile(m, "");
+  ASSERT_EQ(manifest.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(manifest.status().message(), "field 'id' has no field id");
+  Transaction t;
+  t.operation = OverwriteOperation{{}, m.schema, {}};
+  EXPECT_EQ(EncodeTransaction(t).status().code(), ErrorCode::kInvalidArgument);
+  t.operation = ProjectOperation{m.schema};
+  EXPECT_EQ(EncodeTransaction(t).status().code(), ErrorCode::kInvalidArgument);
+}
+
 TEST(Manifest, RoundTripsEveryField) {
   Manifest m = SampleManifest();
   EXPECT_EQ(m.reader_feature_flags, kFlagDeletionFiles | kFlagBasePaths | kFlagTableConfig);
-  std::string bytes = EncodeManifestFile(m, "");
+  std::string bytes = *EncodeManifestFile(m, "");
   auto decoded = DecodeManifestFile(bytes, "m.manifest");
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   const Manifest& d = decoded->manifest;
@@ -86,25 +101,25 @@ TEST(Manifest, RoundTripsEveryField) {
 // fragment changed after caching is encoded from its new value.
 TEST(Manifest, CachedFragmentEncodingsNeverServeAStaleFragment) {
   Manifest m = SampleManifest();
-  const std::string fresh = EncodeManifestFile(m, "txn");
+  const std::string fresh = *EncodeManifestFile(m, "txn");
   CacheFragmentEncodings(&m);
   ASSERT_NE(m.fragments[0].encoding, nullptr);
-  EXPECT_EQ(EncodeManifestFile(m, "txn"), fresh);
+  EXPECT_EQ(*EncodeManifestFile(m, "txn"), fresh);
   Manifest next = m;  // shares the encodings, as a commit's copy does
   next.fragments[1].deletion_file = DeletionFile{DeletionFileKind::kBitmap, 4, 9, 2, std::nullopt, 0x1234u};
   next.fragments[0].files.Mutable()[0].file_size_bytes = 5000;
   next.RecomputeFeatureFlags();
-  auto decoded = DecodeManifestFile(EncodeManifestFile(next, ""), "m.manifest");
+  auto decoded = DecodeManifestFile(*EncodeManifestFile(next, ""), "m.manifest");
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->manifest.fragments, next.fragments);
   EXPECT_EQ(decoded->manifest.fragments[1].num_deleted_rows(), 2u);
   EXPECT_EQ(decoded->manifest.fragments[0].files[0].file_size_bytes, 5000u);
   EXPECT_EQ(decoded->manifest.NumRows(), 10u);
-  const std::string expected = EncodeManifestFile(Manifest(decoded->manifest), "");
-  EXPECT_EQ(EncodeManifestFile(&next, ""), expected);  // re-caches the two changed fragments
+  const std::string expected = *EncodeManifestFile(Manifest(decoded->manifest), "");
+  EXPECT_EQ(*EncodeManifestFile(&next, ""), expected);  // re-caches the two changed fragments
   EXPECT_NE(next.fragments[1].encoding, m.fragments[1].encoding);
   EXPECT_EQ(next.fragments[1].encoding->fragment, next.fragments[1]);
-  EXPECT_EQ(EncodeManifestFile(next, ""), expected);
+  EXPECT_EQ(*EncodeManifestFile(next, ""), expected);
 }
 
 // A fragment copy shares its data-file list until one side writes to it;
@@ -134,8 +149,8 @@ TEST(Manifest, TrailerAndInlineTransactionFraming) {
   t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
   t.properties["omnigraph.staged_against_graph_head"] = "hb1.0.1.abc";
   t.operation = AppendOperation{};
-  std::string txn = EncodeTransaction(t);
-  std::string bytes = EncodeManifestFile(SampleManifest(), txn);
+  std::string txn = *EncodeTransaction(t);
+  std::string bytes = *EncodeManifestFile(SampleManifest(), txn);
   // Transaction at offset 0, manifest after it, 16-byte trailer.
   EXPECT_EQ(LoadLE<uint32_t>(bytes.data()), txn.size());
   EXPECT_EQ(bytes.substr(4, txn.size()), txn);
@@ -155,11 +170,11 @@ TEST(Manifest, TrailerAndInlineTransactionFraming) {
 TEST(Manifest, RefusesUnknownReaderFlags) {
   Manifest m = SampleManifest();
   m.reader_feature_flags |= 64;  // data overlays
-  auto decoded = DecodeManifestFile(EncodeManifestFile(m, ""), "m.manifest");
+  auto decoded = DecodeManifestFile(*EncodeManifestFile(m, ""), "m.manifest");
   ASSERT_EQ(decoded.status().code(), ErrorCode::kUnsupported);
   EXPECT_EQ(decoded.status().message(), "m.manifest: reader feature flags 0x40 are not supported (supported: 0x19)");
   m.reader_feature_flags = kFlagStableRowIds;
-  EXPECT_EQ(DecodeManifestFile(EncodeManifestFile(m, ""), "m").status().code(), ErrorCode::kUnsupported);
+  EXPECT_EQ(DecodeManifestFile(*EncodeManifestFile(m, ""), "m").status().code(), ErrorCode::kUnsupported);
 }
 
 TEST(Manifest, RefusesUnknownWriterFlagsOnCommit) {
@@ -170,7 +185,7 @@ TEST(Manifest, RefusesUnknownWriterFlagsOnCommit) {
 }
 
 TEST(Manifest, CorruptFramingIsTypedNeverACrash) {
-  std::string good = EncodeManifestFile(SampleManifest(), "");
+  std::string good = *EncodeManifestFile(SampleManifest(), "");
   EXPECT_EQ(DecodeManifestFile("", "m").status().code(), ErrorCode::kCorruptData);
   std::string bad_magic = good;
   bad_magic.back() = 'X';
@@ -196,7 +211,7 @@ TEST(Manifest, SchemaTreeErrors) {
   Manifest m = SampleManifest();
   // Duplicate ids are corrupt.
   m.schema.mutable_fields()[1].id = 0;
-  auto r = DecodeManifestFile(EncodeManifestFile(m, ""), "m");
+  auto r = DecodeManifestFile(*EncodeManifestFile(m, ""), "m");
   EXPECT_EQ(r.status().code(), ErrorCode::kCorruptData);
   EXPECT_EQ(r.status().message(), "m: field id 0 is used twice");
 }
@@ -223,7 +238,7 @@ TEST(Transaction, RoundTripsEveryOperation) {
     t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
     t.properties = {{"omnigraph.deleted_ids", "[\"a\"]"}};
     t.operation = op;
-    auto back = DecodeTransaction(EncodeTransaction(t), "t.txn");
+    auto back = DecodeTransaction(*EncodeTransaction(t), "t.txn");
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->operation.index(), op.index());
     EXPECT_EQ(back->read_version, t.read_version);
@@ -232,7 +247,7 @@ TEST(Transaction, RoundTripsEveryOperation) {
   }
   Transaction del;
   del.operation = DeleteOperation{{f}, {1, 2}, "id < 3"};
-  auto back = DecodeTransaction(EncodeTransaction(del), "t");
+  auto back = DecodeTransaction(*EncodeTransaction(del), "t");
   const auto& d = std::get<DeleteOperation>(back->operation);
   EXPECT_EQ(d.deleted_fragment_ids, (std::vector<uint64_t>{1, 2}));
   EXPECT_EQ(d.predicate, "id < 3");

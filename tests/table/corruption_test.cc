@@ -163,7 +163,7 @@ TEST_F(CorruptionTest, UnknownFeatureFlagsAreRefusedByName) {
   lance::Manifest m = latest->manifest();
   m.version = 5;
   m.reader_feature_flags |= 2048;  // managed blobs
-  std::string bytes = lance::EncodeManifestFile(m, "");
+  std::string bytes = *lance::EncodeManifestFile(m, "");
   ASSERT_TRUE(store_->PutIfAbsent("c.lance/_versions/" + lance::ManifestFileName(5), bytes).ok());
   auto opened = Dataset::Open(store_, "c.lance");
   ASSERT_EQ(opened.status().code(), ErrorCode::kUnsupported);
@@ -172,7 +172,7 @@ TEST_F(CorruptionTest, UnknownFeatureFlagsAreRefusedByName) {
   m.version = 6;
   m.reader_feature_flags &= ~uint64_t{2048};
   m.writer_feature_flags |= 4096;
-  ASSERT_TRUE(store_->PutIfAbsent("c.lance/_versions/" + lance::ManifestFileName(6), lance::EncodeManifestFile(m, "")).ok());
+  ASSERT_TRUE(store_->PutIfAbsent("c.lance/_versions/" + lance::ManifestFileName(6), *lance::EncodeManifestFile(m, "")).ok());
   auto v6 = Dataset::Open(store_, "c.lance");
   ASSERT_TRUE(v6.ok()) << v6.status().ToString();
   auto staged = StageDelete(*v6, Predicate::Eq("id", testing::I(6100)));
