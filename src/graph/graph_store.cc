@@ -292,14 +292,29 @@ Result<GraphState> GraphStore::ReadState(std::string_view branch, std::optional<
   return decoded->state;
 }
 
-Result<uint64_t> GraphStore::LatestManifestVersion() {
+Result<uint64_t> GraphStore::LatestManifestVersion(bool confirm_known) {
   uint64_t known = 0;
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     if (!manifest_cache_.empty()) known = manifest_cache_.rbegin()->first;
   }
+  std::string versions = JoinPath(Key(kManifestDir), lance::kVersionsDir);
+  if (known > 0 && confirm_known) {
+    // Trust on first use: the version's file is remembered the first time
+    // it is confirmed, and must be the same file every time after.
+    auto meta = store_->Head(JoinPath(versions, lance::ManifestFileName(known)));
+    if (!meta.ok() && meta.status().code() != ErrorCode::kNotFound) return meta.status();
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    bool replaced = !meta.ok() || (confirmed_newest_.first == known && confirmed_newest_.second != meta->identity);
+    if (replaced) {
+      manifest_cache_.clear();
+      confirmed_newest_ = {};
+      known = 0;
+    } else {
+      confirmed_newest_ = {known, meta->identity};
+    }
+  }
   if (known > 0) {
-    std::string versions = JoinPath(Key(kManifestDir), lance::kVersionsDir);
     for (int probe = 0; probe < kMaxVersionProbes; ++probe) {
       auto next = store_->Head(JoinPath(versions, lance::ManifestFileName(known + 1)));
       if (!next.ok()) {

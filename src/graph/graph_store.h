@@ -114,8 +114,15 @@ class GraphStore {
   // sequence (put-if-absent of n+1), so from the newest version this handle
   // knows, probing for the next one with Head answers in one store call;
   // a handle that knows none, or is more than kMaxVersionProbes behind,
-  // lists _versions/ instead. Errors: NotFound (no graph), IoError.
-  Result<uint64_t> LatestManifestVersion();
+  // lists _versions/ instead.
+  // `confirm_known`: first check, with one more Head, that the newest
+  // version this handle knows is still the object it read. When it is not
+  // (the graph was deleted and created again at this path by someone else),
+  // every decoded __manifest version is dropped and the versions are
+  // listed afresh, so the handle never reads or extends the old graph's
+  // history. A write's recheck, a moment after its capture confirmed it,
+  // skips this. Errors: NotFound (no graph), IoError.
+  Result<uint64_t> LatestManifestVersion(bool confirm_known = true);
 
   // Opens `table` at its pin. Datasets are cached by exact physical identity
   // (location, Lance version), so repeated reads reuse opened manifests.
@@ -224,6 +231,9 @@ class GraphStore {
 
   std::map<std::pair<std::string, uint64_t>, CachedData> data_cache_;
   std::map<uint64_t, ManifestVersionPtr> manifest_cache_;  // main branch, by version
+  // The identity (ObjectMeta::identity) of the newest manifest_cache_
+  // version's file when LatestManifestVersion last confirmed it.
+  std::pair<uint64_t, std::string> confirmed_newest_;
   uint64_t cache_clock_ = 0;
   int64_t data_cache_bytes_ = 0;
 };

@@ -427,7 +427,10 @@ Result<ObjectMeta> LocalStore::Head(const std::string& path) {
   struct stat st;
   if (::stat(full.c_str(), &st) != 0) return MissingOrDangling("stat", full, errno);
   if (!S_ISREG(st.st_mode)) return NotARegularFile(full);
-  return ObjectMeta{path, static_cast<uint64_t>(st.st_size)};
+  // An inode number alone can be reused once its file is deleted; with the
+  // change time (ns) a reused one is told apart.
+  return ObjectMeta{path, static_cast<uint64_t>(st.st_size),
+                    fmt::format("{:x}.{:x}.{:x}.{:x}", st.st_dev, st.st_ino, st.st_ctim.tv_sec, st.st_ctim.tv_nsec)};
 }
 
 Result<std::unique_ptr<RandomAccessObject>> LocalStore::OpenForRead(const std::string& path) {

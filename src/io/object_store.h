@@ -31,6 +31,10 @@ inline constexpr std::string_view kDurabilityDetail = "durability";
 struct ObjectMeta {
   std::string path;   // full key relative to the store root
   uint64_t size = 0;  // bytes
+  // Which object the name held when it was looked at: different whenever
+  // the name has since been bound to another object (LocalStore: device,
+  // inode and change time; an object store's ETag). Empty when unknown.
+  std::string identity;
 };
 
 // Counters of storage requests, for benchmarks that budget them.

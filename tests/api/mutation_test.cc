@@ -232,9 +232,11 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   // Writes: the Person data file and detached manifest, the __manifest data
   // file and version M+1. Nothing follows the publication (no version hint).
   EXPECT_EQ(counters.writes.load(), 4u);
-  // Reads: one probe for __manifest version M+1 when the WriteTxn captures
-  // the head, one when it is rechecked under the gates.
-  EXPECT_EQ(counters.reads.load(), 2u);
+  // Reads: when the WriteTxn captures the head, one Head confirming that
+  // version M is still the file this handle read (the graph was not
+  // re-created) and one probe for M+1; one more probe when the head is
+  // rechecked under the gates.
+  EXPECT_EQ(counters.reads.load(), 3u);
   EXPECT_EQ(counters.lists.load(), 0u);
   EXPECT_EQ(counters.deletes.load(), 0u);
   // One concurrent round for the four new files and their three
@@ -242,6 +244,41 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   // eight sync calls behind two barriers.
   EXPECT_EQ(counters.sync_calls.load(), 8u);
   EXPECT_EQ(counters.sync_barriers.load(), 2u);
+}
+
+// A handle outlives its graph: another process deletes the directory and
+// creates a new graph there, with fewer versions. The handle must read the
+// new graph, list only its history, and write onto it without gaps, never
+// extend the old graph's history into it.
+TEST_F(MutationTest, AHandleFollowsAGraphCreatedAgainAtItsPath) {
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(Run("add_person", fmt::format(R"({{"name":"old{}","age":1}})", i)).ok());
+  }
+  const std::string uri = dir_.path() + "/g";
+  std::filesystem::remove_all(uri);
+  {
+    auto again = Omnigraph::Init(uri, kSchema);
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    ASSERT_TRUE((*again)->Load(R"({"type":"Person","data":{"name":"fresh","age":2}})", "new.jsonl",
+                               LoadMode::kOverwrite)
+                    .ok());
+  }
+  const char* names = "query names() { match { $p: Person } return { $p.name } order { $p.name } }";
+  auto read = graph_->Query(names, "names.gq", "names", "{}");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(read->row_count(), 1);
+  EXPECT_EQ(read->rows->column(0)->GetView(0), "fresh");
+  EXPECT_EQ(graph_->ListCommits()->size(), 2u);  // genesis and the load
+  auto written = Run("add_person", R"({"name":"after","age":3})");
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  auto reopened = Omnigraph::Open(uri);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  auto both = (*reopened)->Query(names, "names.gq", "names", "{}");
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  ASSERT_EQ(both->row_count(), 2);
+  EXPECT_EQ(both->rows->column(0)->GetView(0), "after");
+  EXPECT_EQ(both->rows->column(0)->GetView(1), "fresh");
+  EXPECT_EQ((*reopened)->ListCommits()->size(), 3u);
 }
 
 // A write to a branch that does not exist is refused before the branch's
