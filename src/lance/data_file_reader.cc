@@ -356,7 +356,7 @@ class DataFileReaderImpl final : public DataFileReader {
     std::string_view schema_bytes;
     if (!SplitFileDescriptor(descriptor_bytes, &schema_bytes, &num_rows_)) {
       ::lance::file::FileDescriptor descriptor;
-      if (!descriptor.ParseFromArray(descriptor_bytes.data(), static_cast<int>(descriptor_bytes.size()))) {
+      if (!ParseMessage(descriptor_bytes, &descriptor)) {
         return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
       }
       num_rows_ = descriptor.length();
@@ -366,7 +366,7 @@ class DataFileReaderImpl final : public DataFileReader {
     FileLayoutCache& cache = FileLayoutCache::Instance();
     if ((layout_ = cache.Find(schema_bytes))) return Status::OK();
     ::lance::file::Schema schema;
-    if (!schema.ParseFromArray(schema_bytes.data(), static_cast<int>(schema_bytes.size()))) {
+    if (!ParseMessage(schema_bytes, &schema)) {
       return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
     }
     OG_ASSIGN_OR_RETURN(layout_, BuildLayout(schema));
@@ -475,7 +475,7 @@ class DataFileReaderImpl final : public DataFileReader {
     arena_options.initial_block_size = sizeof(initial_block);
     google::protobuf::Arena arena(arena_options);
     auto& meta = *google::protobuf::Arena::CreateMessage<::lance::file::v2::ColumnMetadata>(&arena);
-    if (!meta.ParseFromArray(meta_bytes.data(), static_cast<int>(meta_bytes.size()))) {
+    if (!ParseMessage(meta_bytes, &meta)) {
       return CorruptData(fmt::format("{}: undecodable column metadata", where()));
     }
     if (meta.has_encoding()) {
@@ -489,7 +489,7 @@ class DataFileReaderImpl final : public DataFileReader {
         return Unsupported(fmt::format("{}: column encoding '{}'", where(), Printable(type_url)));
       }
       pb::ColumnEncoding column_encoding;
-      if (!column_encoding.ParseFromString(value)) {
+      if (!ParseMessage(value, &column_encoding)) {
         return CorruptData(fmt::format("{}: undecodable column encoding", where()));
       }
       if (column_encoding.column_encoding_case() == pb::ColumnEncoding::kBlob) {
@@ -535,7 +535,7 @@ class DataFileReaderImpl final : public DataFileReader {
         return Unsupported(
             fmt::format("{} page {}: page encoding '{}' (not a 2.1 page layout)", where(), p, Printable(type_url)));
       }
-      if (!ref.layout.ParseFromString(value)) {
+      if (!ParseMessage(value, &ref.layout)) {
         return CorruptData(fmt::format("{} page {}: undecodable page layout", where(), p));
       }
     }

@@ -234,7 +234,7 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view
     return CorruptData(fmt::format("{}: manifest checksum does not match its bytes", path));
   }
   ::lance::table::Manifest proto;
-  if (!proto.ParseFromArray(message.data(), static_cast<int>(message.size()))) {
+  if (!ParseMessage(message, &proto)) {
     return CorruptData(fmt::format("{}: manifest protobuf does not decode", path));
   }
   if (checksum == ChecksumState::kAbsent && proto.writer_version().library() == kWriterLibrary) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include "lance/logical_type.h"
 
@@ -198,6 +199,11 @@ Result<Fragment> FragmentFromProto(const ::lance::table::DataFragment& proto, st
     fragment.deletion_file = deletion;
   }
   return fragment;
+}
+
+bool ParseMessage(std::string_view bytes, google::protobuf::MessageLite* message) {
+  google::protobuf::LogSilencer quiet;  // counted: discards non-fatal logs while any exists
+  return message->ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
 }
 
 }  // namespace omnigraph::lance

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include <google/protobuf/message_lite.h>
 #include <google/protobuf/repeated_ptr_field.h>
 
 #include "columnar/data_type.h"
@@ -32,5 +33,11 @@ void FragmentToProto(const Fragment& fragment, ::lance::table::DataFragment* out
 // Errors: CorruptData for inconsistent fragments; Unsupported for stable
 // row-id sequences or data overlays.
 Result<Fragment> FragmentFromProto(const ::lance::table::DataFragment& proto, std::string_view where);
+
+// Parses `bytes` read from a file into `message`; false when they do not
+// decode. Without printing anything: protobuf logs some decoding failures
+// (invalid UTF-8 in a string field) to stderr itself, while every caller
+// reports the failure as a typed error of its own.
+bool ParseMessage(std::string_view bytes, google::protobuf::MessageLite* message);
 
 }  // namespace omnigraph::lance

@@ -108,7 +108,7 @@ Result<Transaction> DecodeTransaction(std::string_view bytes, std::string_view p
     return CorruptData(fmt::format("{}: transaction checksum does not match its bytes", path));
   }
   ProtoTransaction proto;
-  if (!proto.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+  if (!ParseMessage(bytes, &proto)) {
     return CorruptData(fmt::format("{}: transaction protobuf does not decode", path));
   }
   Transaction t;

@@ -73,6 +73,25 @@ TEST(Manifest, ASchemaThatCannotBeEncodedIsAnError) {
   EXPECT_EQ(EncodeTransaction(t).status().code(), ErrorCode::kInvalidArgument);
 }
 
+// Bytes that fail to decode are a typed error and nothing else: protobuf
+// itself would print a line to stderr for invalid UTF-8 in a string field.
+TEST(Manifest, UndecodableStringsAreReportedWithoutPrintingAnything) {
+  Transaction t;
+  t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
+  t.operation = AppendOperation{};
+  std::string bytes = *EncodeTransaction(t);
+  bytes.resize(bytes.size() - 10);  // without the checksum field, as Lance writes it
+  size_t at = bytes.find("8a14edb3");
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, 4, "\xff\xfe\xfd\xfc");
+  ::testing::internal::CaptureStderr();
+  auto decoded = DecodeTransaction(bytes, "t.txn");
+  std::string printed = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(decoded.status().code(), ErrorCode::kCorruptData);
+  EXPECT_EQ(decoded.status().message(), "t.txn: transaction protobuf does not decode");
+  EXPECT_EQ(printed, "");
+}
+
 TEST(Manifest, RoundTripsEveryField) {
   Manifest m = SampleManifest();
   EXPECT_EQ(m.reader_feature_flags, kFlagDeletionFiles | kFlagBasePaths | kFlagTableConfig);
