@@ -77,11 +77,20 @@ class DataFileWriter {
 };
 
 // Reads one data file. Thread-compatible (one reader per thread).
+// The seed of a data file's descriptor checksum: XXH3 of the file's name
+// (the last component of `path`). A file we write can then only be read
+// under the name it was written as: another of our data files copied or
+// swapped under that name fails its descriptor checksum instead of serving
+// another fragment's rows. (Files written before the seed was introduced
+// carry an unseeded checksum, which is still accepted.)
+uint64_t DataFileChecksumSeed(std::string_view path);
+
 class DataFileReader {
  public:
   // Reads the footer, column metadata and schema. `path` names the file in
   // errors. Errors: NotFound, CorruptData (truncated file, bad magic, offsets
-  // outside the file, undecodable metadata), Unsupported (file version other
+  // outside the file, undecodable metadata, a file of ours under another
+  // name than the one it was written as), Unsupported (file version other
   // than 2.1, an unknown layout or encoding, named).
   static Result<std::unique_ptr<DataFileReader>> Open(std::unique_ptr<RandomAccessObject> file);
   virtual ~DataFileReader() = default;

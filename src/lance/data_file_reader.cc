@@ -293,9 +293,16 @@ class DataFileReaderImpl final : public DataFileReader {
     // Our files carry checksums in the descriptor and every column metadata
     // blob; either being valid marks the file as ours, so damage to one
     // checksum field cannot switch verification off.
-    ChecksumState descriptor_state = CheckTrailingChecksum(descriptor_bytes->view());
+    ChecksumState descriptor_state =
+        CheckTrailingChecksum(descriptor_bytes->view(), DataFileChecksumSeed(file_->path()));
+    if (descriptor_state == ChecksumState::kMismatch &&
+        CheckTrailingChecksum(descriptor_bytes->view()) == ChecksumState::kValid) {
+      descriptor_state = ChecksumState::kValid;  // written before checksums were seeded by name
+    }
     if (descriptor_state == ChecksumState::kMismatch) {
-      return CorruptData(fmt::format("{}: file descriptor checksum does not match its bytes", where_));
+      return CorruptData(fmt::format(
+          "{}: file descriptor checksum does not match its bytes (damaged, or another data file under this name)",
+          where_));
     }
     ours_ = descriptor_state == ChecksumState::kValid || any_column_checksum;
     if (ours_ && descriptor_state != ChecksumState::kValid) {
@@ -728,6 +735,11 @@ class DataFileReaderImpl final : public DataFileReader {
 };
 
 }  // namespace
+
+uint64_t DataFileChecksumSeed(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return Checksum64(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
 
 Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<RandomAccessObject> file) {
   if (!file) return InvalidArgument("DataFileReader::Open: no file");

@@ -231,7 +231,7 @@ class DataFileWriterImpl final : public DataFileWriter {
       // Fields of one message may be serialized in any order; appending the
       // length after the schema bytes is a valid FileDescriptor encoding.
       descriptor += length_only.SerializeAsString();
-      AppendChecksumField(&descriptor);
+      AppendChecksumField(&descriptor, 0, DataFileChecksumSeed(path_));
     }
     OG_ASSIGN_OR_RETURN(uint64_t descriptor_pos, WriteAligned(descriptor.data(), descriptor.size()));
 

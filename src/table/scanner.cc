@@ -167,6 +167,12 @@ class DatasetScanner final : public Scanner {
       }
       OG_ASSIGN_OR_RETURN(lance::DataFileReader * reader, Reader(fragment, sources_[f].file_index));
       auto array = reader->ReadField(field.id, start, count);
+      if (!array.ok() && array.status().code() == ErrorCode::kNotFound) {
+        // The manifest says this file holds the field: its absence is damage
+        // to the file (or the wrong file under its name), not a missing object.
+        return CorruptData(fmt::format("fragment {}: the data file lacks field '{}', which the manifest lists ({})",
+                                       fragment.id, field.name, array.status().message()));
+      }
       if (!array.ok()) return array.status();
       if (!SameLayout(*(*array)->type(), *field.type) || (*array)->length() != static_cast<int64_t>(count)) {
         return CorruptData(fmt::format("fragment {}: field '{}' reads as {} x {}, expected {} x {}", fragment.id,

@@ -15,9 +15,11 @@
 
 namespace omnigraph {
 
-// 64-bit XXH3 of `size` bytes.
-uint64_t Checksum64(const void* data, size_t size);
-inline uint64_t Checksum64(std::string_view bytes) { return Checksum64(bytes.data(), bytes.size()); }
+// 64-bit XXH3 of `size` bytes, with `seed` (0 = unseeded XXH3).
+uint64_t Checksum64(const void* data, size_t size, uint64_t seed = 0);
+inline uint64_t Checksum64(std::string_view bytes, uint64_t seed = 0) {
+  return Checksum64(bytes.data(), bytes.size(), seed);
+}
 
 // Field number of the trailing checksum field in every message we protect.
 inline constexpr uint32_t kChecksumFieldNumber = 1000;
@@ -26,8 +28,10 @@ inline constexpr uint32_t kChecksumFieldNumber = 1000;
 // Checksum64(*message) to serialized protobuf bytes.
 void AppendChecksumField(std::string* message);
 // The same for a message that occupies `*out` from byte `message_start`
-// to its end (one built in place after other bytes).
-void AppendChecksumField(std::string* out, size_t message_start);
+// to its end (one built in place after other bytes), with `seed`: a
+// checksum seeded by where the bytes belong (a file's name) also fails when
+// intact bytes turn up somewhere else.
+void AppendChecksumField(std::string* out, size_t message_start, uint64_t seed = 0);
 
 enum class ChecksumState {
   kAbsent,    // the message does not end with a checksum field
@@ -38,6 +42,7 @@ enum class ChecksumState {
 // Examines the last 10 bytes of a serialized message. A message that ends
 // with a checksum field by coincidence is vanishingly unlikely (it needs an
 // exact 2-byte tag and a matching 64-bit value).
-ChecksumState CheckTrailingChecksum(std::string_view message);
+// `seed` must be the one the checksum was appended with.
+ChecksumState CheckTrailingChecksum(std::string_view message, uint64_t seed = 0);
 
 }  // namespace omnigraph

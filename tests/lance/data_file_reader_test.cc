@@ -111,17 +111,20 @@ TEST(DataFileReaderTest, LogicalTypesOutsideOurTypesAreUnsupportedByField) {
 // files whose schemas differ in one type, or whose row counts differ, must
 // still each be read by their own.
 TEST(DataFileReaderTest, SharedLayoutsKeepDifferentFilesApart) {
-  auto write = [](DataTypePtr a_type, DataTypePtr s_type, std::vector<Scalar> a, std::vector<Scalar> s) {
+  auto write = [](DataTypePtr a_type, DataTypePtr s_type, std::vector<Scalar> a, std::vector<Scalar> s,
+                  const std::string& name) {
     SchemaPtr schema = MakeSchema({Field("a", a_type), Field("s", s_type)});
     auto rows = static_cast<int64_t>(a.size());
     auto batch = std::make_shared<const RecordBatch>(
         schema, rows, std::vector<ArrayPtr>{FromScalars(a_type, a), FromScalars(s_type, s)});
-    return WriteBytes(schema, {batch});
+    return WriteBytes(schema, {batch}, {}, nullptr, name);
   };
-  const std::string ints_first = write(DataType::Int32(), DataType::Utf8(), {I(1), I(2), I(3)}, {S("x"), S("y"), S("z")});
-  const std::string ints_first_longer =
-      write(DataType::Int32(), DataType::Utf8(), {I(7), I(8), I(9), I(10), I(11)}, {S("p"), S("q"), S("r"), S("s"), S("t")});
-  const std::string strings_first = write(DataType::Utf8(), DataType::Int32(), {S("u"), S("v")}, {I(5), I(6)});
+  const std::string ints_first =
+      write(DataType::Int32(), DataType::Utf8(), {I(1), I(2), I(3)}, {S("x"), S("y"), S("z")}, "one.lance");
+  const std::string ints_first_longer = write(DataType::Int32(), DataType::Utf8(), {I(7), I(8), I(9), I(10), I(11)},
+                                              {S("p"), S("q"), S("r"), S("s"), S("t")}, "two.lance");
+  const std::string strings_first =
+      write(DataType::Utf8(), DataType::Int32(), {S("u"), S("v")}, {I(5), I(6)}, "three.lance");
   for (int round = 0; round < 2; ++round) {
     auto first = DataFileReader::Open(std::make_unique<MemoryObject>(ints_first, "one.lance"));
     auto longer = DataFileReader::Open(std::make_unique<MemoryObject>(ints_first_longer, "two.lance"));
@@ -315,7 +318,7 @@ std::string RichFile() {
 // Reads the top-level fields `ids` (those of the undamaged file), as the
 // table layer does with the manifest's field ids.
 Status Exercise(const std::string& bytes, const std::vector<int32_t>& ids, std::string* rendered = nullptr) {
-  auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes, "corrupt.lance"));
+  auto reader = DataFileReader::Open(std::make_unique<MemoryObject>(bytes));
   if (!reader.ok()) return reader.status();
   Status first;
   const uint64_t rows = (*reader)->num_rows();
@@ -378,7 +381,7 @@ TEST(DataFileReaderTest, CorruptionNeverCrashes) {
         }
       } else {
         ASSERT_TRUE(TypedError(st)) << what << ": " << st.ToString();
-        EXPECT_NE(st.message().find("corrupt.lance"), std::string::npos) << st.message();
+        EXPECT_NE(st.message().find(testing::kMemoryFileName), std::string::npos) << st.message();
       }
     };
     const size_t size = bytes.size();

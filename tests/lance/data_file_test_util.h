@@ -124,12 +124,18 @@ inline ArrayPtr FromScalars(const DataTypePtr& type, const std::vector<Scalar>& 
   return array.ok() ? *array : nullptr;
 }
 
-// Writes `batches` to a data file and returns its bytes.
+// The name MemoryObject gives a file unless told otherwise.
+inline constexpr const char* kMemoryFileName = "mem.lance";
+
+// Writes `batches` to a data file named `name` (its descriptor checksum is
+// seeded by the name, so it reads back only under that name) and returns
+// its bytes.
 inline std::string WriteBytes(const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
-                              DataFileWriterOptions options = {}, WrittenDataFile* written = nullptr) {
+                              DataFileWriterOptions options = {}, WrittenDataFile* written = nullptr,
+                              const std::string& name = kMemoryFileName) {
   omnigraph::testing::TempDir dir;
   LocalStore store(dir.path());
-  auto writer = DataFileWriter::Open(&store, "f.lance", schema, options);
+  auto writer = DataFileWriter::Open(&store, name, schema, options);
   EXPECT_TRUE(writer.ok()) << writer.status().ToString();
   if (!writer.ok()) return {};
   for (const auto& batch : batches) {
@@ -139,7 +145,7 @@ inline std::string WriteBytes(const SchemaPtr& schema, const std::vector<RecordB
   auto done = (*writer)->Finish();
   EXPECT_TRUE(done.ok()) << done.status().ToString();
   if (written != nullptr && done.ok()) *written = *done;
-  auto bytes = store.Get("f.lance");
+  auto bytes = store.Get(name);
   EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
   return bytes.ok() ? std::string((*bytes)->view()) : std::string();
 }

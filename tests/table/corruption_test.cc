@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "lance/data_file.h"
 #include "lance/manifest.h"
 #include "lance/versioning.h"
 #include "table_fixture.h"
@@ -155,6 +156,50 @@ TEST_F(CorruptionTest, MissingFilesAreNotFoundNamingTheFile) {
       fs::rename(moved, entry.path());
     }
   }
+}
+
+// Two intact data files of the same shape, swapped: each would decode, but
+// as the other fragment's rows. The descriptor checksum is seeded by the
+// file's name, so each is refused under the other's name.
+TEST_F(CorruptionTest, SwappedDataFilesAreCorruptNotAnotherFragmentsRows) {
+  SchemaPtr schema = PeopleSchemaPtr();
+  Dataset one = *Dataset::Create(store_, "s.lance", *schema, {People(1, 1)});
+  ASSERT_TRUE(CommitLinear(*StageAppend(one, {People(2, 1)})).ok());
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fs::path(dir_.path()) / "s.lance" / "data")) files.push_back(entry);
+  ASSERT_EQ(files.size(), 2u);
+  std::string first = ReadFile(files[0]), second = ReadFile(files[1]);
+  ASSERT_EQ(first.size(), second.size());
+  WriteFile(files[0], second);
+  WriteFile(files[1], first);
+  auto swapped = Dataset::Open(store_, "s.lance", VersionRef::Latest());
+  ASSERT_TRUE(swapped.ok()) << swapped.status().ToString();
+  auto rows = swapped->ToBatch({});
+  ASSERT_EQ(rows.status().code(), ErrorCode::kCorruptData) << rows.status().ToString();
+  EXPECT_NE(rows.status().message().find("another data file under this name"), std::string::npos)
+      << rows.status().ToString();
+}
+
+// A data file under the right name but without a field the manifest says it
+// holds (written by a faulty writer, say) is corrupt data, not a missing
+// object: "not found" would be reported as a version reclaimed by cleanup.
+TEST_F(CorruptionTest, ADataFileLackingAListedFieldIsCorrupt) {
+  SchemaPtr schema = PeopleSchemaPtr();
+  ASSERT_TRUE(Dataset::Create(store_, "m.lance", *schema, {People(1, 3)}).ok());
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(fs::path(dir_.path()) / "m.lance" / "data")) files.push_back(entry);
+  ASSERT_EQ(files.size(), 1u);
+  auto id_only = std::make_shared<const Schema>(std::vector<Field>{schema->field(0)});
+  fs::remove(files[0]);
+  auto writer = lance::DataFileWriter::Open(store_.get(), "m.lance/data/" + files[0].filename().string(), id_only);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->Write(*testing::MakeBatch(id_only, {{testing::S("p1")}, {testing::S("p2")}, {testing::S("p3")}})).ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+  auto rows = Dataset::Open(store_, "m.lance", VersionRef::Latest())->ToBatch({});
+  ASSERT_EQ(rows.status().code(), ErrorCode::kCorruptData) << rows.status().ToString();
+  EXPECT_NE(rows.status().message().find("the data file lacks field 'age', which the manifest lists"),
+            std::string::npos)
+      << rows.status().ToString();
 }
 
 TEST_F(CorruptionTest, UnknownFeatureFlagsAreRefusedByName) {
