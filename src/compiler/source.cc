@@ -150,10 +150,15 @@ SourceLocation LineIndex::Locate(size_t offset) const {
   SourceLocation loc;
   loc.line = static_cast<uint32_t>(line);
   loc.column = 1;
+  if (last_.line == loc.line && last_.offset <= offset) {
+    loc.column = last_.column;
+    begin = last_.offset;
+  }
   loc.offset = static_cast<uint32_t>(offset);
   for (size_t i = begin; i < offset; ++i) {
     if (!IsContinuationByte(static_cast<unsigned char>(source_[i]))) ++loc.column;
   }
+  last_ = loc;
   return loc;
 }
 

@@ -40,11 +40,16 @@ SourceLocation LocateOffset(std::string_view source, size_t offset);
 class LineIndex {
  public:
   explicit LineIndex(std::string_view source);
+  // Line and column (in code points) of byte `offset`. Parsers ask in
+  // increasing order, so the column is counted on from the previous answer
+  // when it lies earlier on the same line: N locations on one long line cost
+  // one pass over it, not N. Not thread-safe.
   SourceLocation Locate(size_t offset) const;
 
  private:
   std::string_view source_;
   std::vector<size_t> line_starts_;
+  mutable SourceLocation last_;  // the previous answer (line 0: none)
 };
 
 // The two caret lines for `loc`: "  12 | <source line>\n     |    ^".
