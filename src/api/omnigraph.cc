@@ -15,20 +15,18 @@
 #include "compiler/params.h"
 #include "compiler/source.h"
 #include "compiler/typecheck.h"
-#include "exec/mutation_executor.h"
-#include "exec/query_executor.h"
 #include "exec/export.h"
 #include "exec/loader.h"
-#include "exec/write_delta.h"
-#include "graph/write_txn.h"
+#include "exec/query_executor.h"
+#include "exec/writers/load_writer.h"
+#include "exec/writers/mutation_writer.h"
+#include "graph/branches.h"
+#include "graph/init.h"
+#include "graph/read_target.h"
 #include "io/local_store.h"
 
 namespace omnigraph::api {
 namespace {
-
-// Insert-only writers (append/merge loads, insert mutations) re-prepare from
-// a fresh capture when the branch moved before any effect (engine.md §5.2).
-constexpr int kMaxRePrepareAttempts = 32;
 
 exec::LoadMode ToExecMode(LoadMode mode) {
   switch (mode) {
@@ -115,7 +113,7 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
   if (Status created = store->CreateRoot(); !created.ok()) {
     return IoError(fmt::format("cannot create '{}': {}", uri, created.message()));
   }
-  std::vector<graph::GraphStore::TableSpec> tables;
+  std::vector<graph::TableSpec> tables;
   for (const compiler::NodeType& node : catalog.nodes()) {
     tables.push_back({node.TableKey(), node.stable_id, catalog.NodeTableSchema(node)});
   }
@@ -123,7 +121,7 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
     tables.push_back({edge.TableKey(), edge.stable_id, catalog.EdgeTableSchema(edge)});
   }
   graph::SchemaContract contract{std::string(schema_source), catalog.ToIrJson(), catalog.IrHash()};
-  auto graph = graph::GraphStore::Init(store, "", std::move(contract), tables);
+  auto graph = graph::InitGraph(store, "", std::move(contract), tables);
   if (!graph.ok()) {
     if (graph.status().details().count("kind") && graph.status().details().at("kind") == "already_initialized") {
       return Status(ErrorCode::kAlreadyExists, fmt::format("graph '{}' is already initialized", uri),
@@ -150,76 +148,38 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
   return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(graph)));
 }
 
-Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::CatalogFor(const graph::GraphState& state) {
-  std::lock_guard<std::mutex> lock(caches_mutex_);
-  if (auto it = catalogs_.find(state.schema.ir_hash); it != catalogs_.end()) return it->second;
-  auto compiled = compiler::CompileSchema(state.schema.source, "schema.pg");
-  if (!compiled.ok()) {
-    return CorruptData(fmt::format("the graph's accepted schema no longer compiles: {}", compiled.status().message()));
-  }
-  if (compiled->IrHash() != state.schema.ir_hash) {
-    return CorruptData(fmt::format("the graph's schema contract hash {} does not match its source (hash {})",
-                                   state.schema.ir_hash, compiled->IrHash()));
-  }
-  auto catalog = std::make_shared<const compiler::Catalog>(std::move(compiled).value());
-  catalogs_[state.schema.ir_hash] = catalog;
-  return catalog;
-}
-
-Result<std::shared_ptr<const compiler::ir::QueryIR>> Omnigraph::CompiledQuery(const graph::GraphState& state,
-                                                                                const compiler::Catalog& catalog,
-                                                                                std::string_view source,
-                                                                                std::string_view source_file,
-                                                                                const std::string& name) {
-  std::string key = fmt::format("{}\n{}\n{}\n{}", state.schema.ir_hash, source_file, name, source);
-  {
-    std::lock_guard<std::mutex> lock(caches_mutex_);
-    if (auto it = compiled_queries_.find(key); it != compiled_queries_.end()) return it->second;
-  }
-  OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(catalog, source, source_file, name));
-  auto compiled = std::make_shared<const compiler::ir::QueryIR>(std::move(query));
-  std::lock_guard<std::mutex> lock(caches_mutex_);
-  if (compiled_queries_.size() >= kMaxCompiledQueries) compiled_queries_.clear();
-  compiled_queries_.emplace(std::move(key), compiled);
-  return compiled;
-}
-
 Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::Catalog() {
-  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState());
-  return CatalogFor(state);
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->Latest());
+  return catalogs_.CatalogFor(snapshot.state());
 }
 
 Result<std::string> Omnigraph::SchemaSource() {
-  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState());
-  return state.schema.source;
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->Latest());
+  return snapshot.state().schema.source;
 }
 
 Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_name, LoadMode mode,
-                                   const std::string& branch, const exec::LoadProgress& progress) {
-  for (int attempt = 0;; ++attempt) {
-    OG_ASSIGN_OR_RETURN(auto writers, graph_->LockBranchWriters(branch));
-    OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
-    txn.actor_id = actor_;
-    OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
-    // PlanLoad validates the whole delta itself, so errors name input lines.
-    OG_ASSIGN_OR_RETURN(exec::LoadPlan plan,
-                        exec::PlanLoad(*graph_, txn.base, *catalog, data, file_name, ToExecMode(mode), progress));
-    auto written = graph::CommitTableChanges(*graph_, txn, exec::ToTableChanges(plan.delta));
-    if (!written.ok()) {
-      bool retry = written.status().code() == ErrorCode::kReadSetChanged && mode != LoadMode::kOverwrite &&
-                   attempt + 1 < kMaxRePrepareAttempts;
-      if (retry) continue;
-      return written.status();
+                                   const std::string& branch, const exec::LoadProgress& progress,
+                                   const std::optional<std::string>& create_from) {
+  LoadReport report;
+  report.branch = graph::TrimBranchName(branch);
+  report.mode = mode;
+  if (create_from) {
+    auto live = graph_->manifests().Resolve(report.branch);
+    if (!live.ok() && live.status().code() == ErrorCode::kNotFound) {
+      OG_RETURN_IF_ERROR(graph::CreateBranch(*graph_, report.branch, *create_from).status());
+      report.branch_created = true;
+    } else {
+      OG_RETURN_IF_ERROR(live.status());
     }
-    LoadReport report;
-    report.branch = branch;
-    report.mode = mode;
-    for (const auto& [name, n] : plan.node_records) report.nodes.push_back({name, n});
-    for (const auto& [name, n] : plan.edge_records) report.edges.push_back({name, n});
-    report.total_entities = plan.total_records;
-    report.commit = written->commit;
-    return report;
   }
+  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress};
+  OG_ASSIGN_OR_RETURN(exec::LoadOutcome outcome, exec::RunLoad(*graph_, catalogs_, request));
+  for (const auto& [name, n] : outcome.node_records) report.nodes.push_back({name, n});
+  for (const auto& [name, n] : outcome.edge_records) report.edges.push_back({name, n});
+  report.total_entities = outcome.total_records;
+  report.commit = outcome.commit;
+  return report;
 }
 
 namespace {
@@ -228,13 +188,6 @@ std::map<std::string, Scalar> ParamScalars(const compiler::ParamMap& params) {
   std::map<std::string, Scalar> out;
   for (const auto& [name, p] : params) out.emplace(name, p.value);
   return out;
-}
-
-// `--if-commit` lost: the branch head is `actual`, not `expected` (§3.2).
-Status HeadIsNot(const std::string& branch, const std::string& expected, const std::string& actual) {
-  return Status(ErrorCode::kPreconditionFailed,
-                fmt::format("branch '{}' head is '{}', not the expected commit '{}'", branch, actual, expected),
-                {{"expected", expected}, {"actual", actual}});
 }
 
 int64_t NowMillis() {
@@ -247,105 +200,126 @@ int64_t NowMillis() {
 Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_view source_file, const std::string& name,
                                          std::string_view params_json, const std::string& branch,
                                          const std::optional<std::string>& if_commit) {
-  // now() is taken once per mutation request, stable across re-prepares.
-  compiler::BindOptions bind;
-  bind.now_ms = NowMillis();
-  if (if_commit) OG_RETURN_IF_ERROR(graph::ValidateCommitId(*if_commit));
-  for (int attempt = 0;; ++attempt) {
-    OG_ASSIGN_OR_RETURN(auto writers, graph_->LockBranchWriters(branch));
-    OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(*graph_, branch));
-    txn.actor_id = actor_;
-    OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(txn.base));
-    OG_ASSIGN_OR_RETURN(auto compiled, CompiledQuery(txn.base, *catalog, source, source_file, name));
-    const compiler::ir::QueryIR& query = *compiled;
-    if (!query.is_mutation) {
-      return InvalidArgument(fmt::format("query '{}' is a read query; run it with `query`", query.name));
-    }
-    OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json, bind));
-    // The request is valid in itself; only now does the head decide (a query
-    // that could never run is reported as such, not as a lost race).
-    if (if_commit && txn.base.head.id != *if_commit) return HeadIsNot(branch, *if_commit, txn.base.head.id);
-    OG_ASSIGN_OR_RETURN(exec::MutationPlan plan,
-                        exec::PlanMutation(*graph_, txn.base, *catalog, query, ParamScalars(params)));
-    MutationReport report;
-    report.branch = branch;
-    report.query_name = query.name;
-    report.affected_nodes = plan.affected_nodes;
-    report.affected_edges = plan.affected_edges;
-    if (!plan.changes_anything()) return report;  // nothing changed: no commit
-    OG_RETURN_IF_ERROR(exec::ValidateWrite(*graph_, txn.base, *catalog, plan.delta));
-    auto written = graph::CommitTableChanges(*graph_, txn, exec::ToTableChanges(plan.delta));
-    if (!written.ok()) {
-      bool retry = written.status().code() == ErrorCode::kReadSetChanged && plan.insert_only && !if_commit &&
-                   attempt + 1 < kMaxRePrepareAttempts;
-      if (retry) continue;
-      if (if_commit && written.status().code() == ErrorCode::kReadSetChanged) {
-        // The head moved between the check above and the publication: the
-        // compare-and-swap on the head was lost (§3.2: 412, CLI exit 4).
-        auto now = graph_->ReadState(branch);
-        return HeadIsNot(branch, *if_commit, now.ok() ? now->head.id : "unknown");
-      }
-      return written.status();
-    }
-    report.commit = written->commit;
-    return report;
-  }
+  exec::MutationRequest request;
+  request.source = source;
+  request.source_file = source_file;
+  request.name = name;
+  request.params_json = params_json;
+  request.branch = graph::TrimBranchName(branch);
+  request.if_commit = if_commit;
+  request.actor_id = actor_;
+  request.now_ms = NowMillis();  // now() is taken once per mutation request
+  OG_ASSIGN_OR_RETURN(exec::MutationOutcome outcome, exec::RunMutation(*graph_, catalogs_, request));
+  MutationReport report;
+  report.branch = outcome.branch.empty() ? request.branch : outcome.branch;
+  report.query_name = outcome.query_name;
+  report.affected_nodes = outcome.affected_nodes;
+  report.affected_edges = outcome.affected_edges;
+  report.commit = outcome.commit;
+  return report;
 }
 
-Result<exec::QueryResult> Omnigraph::Query(std::string_view source, std::string_view source_file,
-                                           const std::string& name, std::string_view params_json,
-                                           const ReadTarget& target) {
-  graph::GraphState state;
-  if (target.snapshot) {
-    // Time travel: the commit names the __manifest version that published it.
-    OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, graph_->FindCommit(*target.snapshot, target.branch));
-    OG_ASSIGN_OR_RETURN(state, graph_->ReadState(target.branch, commit.manifest_version));
-    if (state.head.id != commit.id) {
-      return CorruptData(fmt::format("manifest version {} of branch '{}' does not hold commit '{}' (found '{}')",
-                                     commit.manifest_version, target.branch, commit.id, state.head.id));
-    }
-  } else {
-    OG_ASSIGN_OR_RETURN(state, graph_->ReadState(target.branch));
-  }
-  OG_ASSIGN_OR_RETURN(auto catalog, CatalogFor(state));
-  OG_ASSIGN_OR_RETURN(auto compiled, CompiledQuery(state, *catalog, source, source_file, name));
+Result<graph::Snapshot> Omnigraph::Resolve(const ReadTarget& target) {
+  if (!target.snapshot) return graph_->Latest(graph::TrimBranchName(target.branch));
+  OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, graph::FindCommit(*graph_, *target.snapshot, bound_branch_));
+  return graph::SnapshotOfCommit(*graph_, commit);
+}
+
+Result<exec::QueryResult> Omnigraph::QuerySnapshot(const graph::Snapshot& snapshot, std::string_view source,
+                                                   std::string_view source_file, const std::string& name,
+                                                   std::string_view params_json) {
+  // Historical reads type-check against the current accepted schema (BR-7).
+  OG_ASSIGN_OR_RETURN(graph::Snapshot current, graph_->Latest());
+  OG_ASSIGN_OR_RETURN(auto catalog, catalogs_.CatalogFor(current.state()));
+  OG_ASSIGN_OR_RETURN(auto compiled, catalogs_.CompiledQuery(current.state(), *catalog, source, source_file, name));
   const compiler::ir::QueryIR& query = *compiled;
   if (query.is_mutation) {
     return InvalidArgument(fmt::format("query '{}' is a mutation; run it with `mutate`", query.name));
   }
   OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json));
   std::map<std::string, Scalar> values = ParamScalars(params);
-  exec::QueryContext context{graph_.get(), &state, catalog.get(), &values};
+  exec::QueryContext context{&snapshot, catalog.get(), &values};
   OG_ASSIGN_OR_RETURN(exec::QueryResult result, exec::ExecuteRead(query, context));
   result.query_name = query.name;
-  result.branch = state.branch;
-  result.graph_commit_id = state.head.id;
+  result.branch = snapshot.branch();
+  result.graph_commit_id = snapshot.head().id;
+  return result;
+}
+
+Result<exec::QueryResult> Omnigraph::Query(std::string_view source, std::string_view source_file,
+                                           const std::string& name, std::string_view params_json,
+                                           const ReadTarget& target) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, Resolve(target));
+  OG_ASSIGN_OR_RETURN(exec::QueryResult result, QuerySnapshot(snapshot, source, source_file, name, params_json));
   if (target.snapshot) result.snapshot = *target.snapshot;
   return result;
 }
 
-Result<std::string> Omnigraph::Export(const std::string& branch, const std::vector<std::string>& types) {
-  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState(branch));
-  return exec::ExportGraph(*graph_, state, types);
+Result<exec::QueryResult> Omnigraph::QueryAt(const std::string& branch, uint64_t version, std::string_view source,
+                                             std::string_view source_file, const std::string& name,
+                                             std::string_view params_json) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->AtVersion(graph::TrimBranchName(branch), version));
+  return QuerySnapshot(snapshot, source, source_file, name, params_json);
 }
 
-Result<SnapshotInfo> Omnigraph::Snapshot(const std::string& branch) {
-  OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->ReadState(branch));
+Result<std::string> Omnigraph::Export(const ReadTarget& target, const std::vector<std::string>& types) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, Resolve(target));
+  return exec::ExportGraph(snapshot, types);
+}
+
+SnapshotInfo DescribeSnapshot(const graph::Snapshot& snapshot) {
   SnapshotInfo info;
-  info.graph_branch = state.branch;
-  info.graph_manifest_version = state.manifest_version;
-  info.head_commit_id = state.head.id;
-  for (const auto& [key, table] : state.tables) {
+  info.graph_branch = snapshot.branch();
+  info.graph_manifest_version = snapshot.manifest_version();
+  info.head_commit_id = snapshot.head().id;
+  for (const auto& [key, table] : snapshot.tables()) {
     info.datasets.push_back(DatasetInfo{table.is_node() ? "node" : "edge", table.type_name(), table.location,
                                         table.pin.published_version, table.pin.row_count});
   }
   return info;
 }
 
-Result<std::vector<graph::CommitRecord>> Omnigraph::ListCommits(const std::string& branch) {
-  return graph_->ListCommits(branch);
+Result<SnapshotInfo> Omnigraph::Snapshot(const std::string& branch) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->Latest(graph::TrimBranchName(branch)));
+  return DescribeSnapshot(snapshot);
 }
 
-Result<graph::CommitRecord> Omnigraph::ShowCommit(const std::string& id) { return graph_->FindCommit(id); }
+Result<SnapshotInfo> Omnigraph::SnapshotAt(const std::string& branch, uint64_t version) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->AtVersion(graph::TrimBranchName(branch), version));
+  return DescribeSnapshot(snapshot);
+}
+
+Result<RecordBatchPtr> Omnigraph::EntityAt(const std::string& branch, const std::string& type_key,
+                                           const std::string& id, uint64_t version) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->AtVersion(graph::TrimBranchName(branch), version));
+  const graph::TableEntry* table = snapshot.FindTable(type_key);
+  if (table == nullptr) return NotFound(fmt::format("type '{}' is not part of the snapshot", type_key));
+  OG_ASSIGN_OR_RETURN(graph::TableDataPtr rows, snapshot.CachedRows(*table));
+  int64_t row = rows->RowOf(id);
+  if (row < 0) return RecordBatchPtr();
+  return rows->rows()->Slice(row, 1);
+}
+
+Result<std::vector<graph::CommitRecord>> Omnigraph::ListCommits(const std::string& branch) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->Latest(graph::TrimBranchName(branch)));
+  OG_ASSIGN_OR_RETURN(graph::CommitGraphPtr commits, graph_->Commits(snapshot));
+  std::vector<graph::CommitRecord> out;
+  out.reserve(commits->size());
+  for (const graph::CommitRecord* c : commits->NewestFirst()) out.push_back(*c);
+  return out;
+}
+
+Result<graph::CommitRecord> Omnigraph::ShowCommit(const std::string& id) {
+  return graph::FindCommit(*graph_, id, bound_branch_);
+}
+
+Result<BranchCreateReport> Omnigraph::BranchCreate(const std::string& name, const std::string& from) {
+  OG_ASSIGN_OR_RETURN(graph::CreatedBranch created, graph::CreateBranch(*graph_, name, from));
+  return BranchCreateReport{uri_, created.from, created.name, actor_};
+}
+
+Result<std::vector<std::string>> Omnigraph::BranchList() { return graph::ListBranches(*graph_); }
+
+Status Omnigraph::BranchDelete(const std::string& name) { return graph::DeleteBranch(*graph_, name, bound_branch_); }
 
 }  // namespace omnigraph::api

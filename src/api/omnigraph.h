@@ -3,7 +3,7 @@
 //
 // Reads resolve one snapshot (branch + __manifest version) and read every
 // table at its pin; writes go through the one publication door
-// (graph/write_txn.h). Errors are typed Status values (util/status.h) with
+// (graph/write/door.h). Errors are typed Status values (util/status.h) with
 // stable codes and HTTP statuses.
 #pragma once
 
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/catalog_cache.h"
 #include "exec/loader.h"
 #include "exec/result_format.h"
 #include "graph/graph_store.h"
@@ -41,6 +42,7 @@ struct TypeCount {
 
 struct LoadReport {
   std::string branch = "main";
+  bool branch_created = false;  // `load --branch B --from BASE` created B
   LoadMode mode = LoadMode::kMerge;
   std::vector<TypeCount> nodes;  // sorted by name; counts input records
   std::vector<TypeCount> edges;
@@ -72,10 +74,18 @@ struct SnapshotInfo {
   std::vector<DatasetInfo> datasets;  // sorted by internal key
 };
 
-// Where a read happens: the latest state of a branch, or a past commit.
+// Where a read happens (spec/branches.md BR-7): the latest state of a
+// branch, or the snapshot a commit heads (then `branch` is ignored).
 struct ReadTarget {
   std::string branch = "main";
   std::optional<std::string> snapshot;  // a graph commit id
+};
+
+struct BranchCreateReport {
+  std::string uri;
+  std::string from;
+  std::string name;
+  std::optional<std::string> actor_id;
 };
 
 class Omnigraph {
@@ -107,58 +117,89 @@ class Omnigraph {
   // The check set_actor applies, for front ends that validate early.
   static Status ValidateActorId(std::string_view actor);
   const std::optional<std::string>& actor() const { return actor_; }
+  // The branch this handle is bound to (BR-3.3: it cannot be deleted
+  // through this handle). CLI and server handles stay bound to main.
+  void set_bound_branch(std::string branch) { bound_branch_ = std::move(branch); }
+  const std::string& bound_branch() const { return bound_branch_; }
   graph::GraphStore& store() { return *graph_; }
 
-  // The accepted schema (compiled from the head's schema contract).
+  // The accepted schema (compiled from main's schema contract).
   Result<std::shared_ptr<const compiler::Catalog>> Catalog();
   Result<std::string> SchemaSource();
 
   // Strict NDJSON load (spec/surface.md §4): validates everything, then one
-  // atomic commit. `file_name` names the input in errors ("data.jsonl:7: …").
-  // `progress`, when set, is called every exec::kLoadProgressLines lines
-  // with (bytes read, total bytes) while records are parsed.
+  // atomic commit on `branch`. `file_name` names the input in errors
+  // ("data.jsonl:7: …"). `progress`, when set, is called every
+  // exec::kLoadProgressLines lines with (bytes read, total bytes).
+  // `create_from`: a missing `branch` is first created from this branch
+  // (BR-3.1 `load --branch B --from BASE`); without it a missing branch is
+  // NotFound. Errors: those of exec::RunLoad and graph::CreateBranch.
   Result<LoadReport> Load(std::string_view data, std::string_view file_name, LoadMode mode,
-                          const std::string& branch = "main", const exec::LoadProgress& progress = {});
+                          const std::string& branch = "main", const exec::LoadProgress& progress = {},
+                          const std::optional<std::string>& create_from = std::nullopt);
 
   // Runs read query `name` from `.gq` source (the only query when `name` is
-  // empty). `params_json` is a JSON object.
+  // empty) against `target`. `params_json` is a JSON object. Historical
+  // reads type-check against the current accepted schema (BR-7).
+  // Errors: compiler errors; NotFound (unknown branch or commit);
+  // InvalidArgument (an `hb1.` id that does not parse); HistoryGap;
+  // VersionReclaimed; storage errors.
   Result<exec::QueryResult> Query(std::string_view source, std::string_view source_file, const std::string& name,
                                   std::string_view params_json, const ReadTarget& target = {});
+  // The same against manifest version `version` of `branch` (BR-7 "by
+  // manifest version"). Errors: NotFound "graph manifest version <v> not
+  // found on branch '<b>'", and those of Query.
+  Result<exec::QueryResult> QueryAt(const std::string& branch, uint64_t version, std::string_view source,
+                                    std::string_view source_file, const std::string& name,
+                                    std::string_view params_json);
 
-  // Runs mutation `name`. `if_commit`: publish only if the branch head is
-  // still that commit (PreconditionFailed otherwise).
+  // Runs mutation `name`. `if_commit`: publish only while the branch's
+  // effective head is exactly that commit (BR-8: PreconditionFailed
+  // otherwise, never retried). Errors: those of exec::RunMutation.
   Result<MutationReport> Mutate(std::string_view source, std::string_view source_file, const std::string& name,
                                 std::string_view params_json, const std::string& branch = "main",
                                 const std::optional<std::string>& if_commit = std::nullopt);
 
-  // NDJSON export (spec/surface.md §4.5); `types` empty = every type.
-  Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types);
+  // NDJSON export (spec/surface.md §4.5) of `target`; `types` empty = every type.
+  Result<std::string> Export(const ReadTarget& target, const std::vector<std::string>& types);
+  Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types) {
+    return Export(ReadTarget{branch, std::nullopt}, types);
+  }
 
   Result<SnapshotInfo> Snapshot(const std::string& branch = "main");
+  // BR-7: the snapshot at `version` of `branch`.
+  Result<SnapshotInfo> SnapshotAt(const std::string& branch, uint64_t version);
+  // BR-7: one entity of `type_key` ("node:Person") as of `version` of
+  // `branch`, as a one-row batch of its table (nullptr when absent then).
+  Result<RecordBatchPtr> EntityAt(const std::string& branch, const std::string& type_key, const std::string& id,
+                                  uint64_t version);
+
+  // BR-6.1: `branch`'s reachable commits, newest first.
   Result<std::vector<graph::CommitRecord>> ListCommits(const std::string& branch = "main");
+  // BR-6.2: the commit `id`, looked up in the bound branch, then every live branch.
   Result<graph::CommitRecord> ShowCommit(const std::string& id);
+
+  // BR-3: branch control (graph/branches.h for the errors).
+  Result<BranchCreateReport> BranchCreate(const std::string& name, const std::string& from = "main");
+  Result<std::vector<std::string>> BranchList();
+  Status BranchDelete(const std::string& name);
 
  private:
   Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph);
-  Result<std::shared_ptr<const compiler::Catalog>> CatalogFor(const graph::GraphState& state);
-  // CompileQuery of `name` in `source` against the schema `state` holds,
-  // cached: an agent repeating one query or mutation compiles it once.
-  Result<std::shared_ptr<const compiler::ir::QueryIR>> CompiledQuery(const graph::GraphState& state,
-                                                                       const compiler::Catalog& catalog,
-                                                                       std::string_view source,
-                                                                       std::string_view source_file,
-                                                                       const std::string& name);
+  // The snapshot a read target names (BR-7).
+  Result<graph::Snapshot> Resolve(const ReadTarget& target);
+  Result<exec::QueryResult> QuerySnapshot(const graph::Snapshot& snapshot, std::string_view source,
+                                          std::string_view source_file, const std::string& name,
+                                          std::string_view params_json);
 
   std::string uri_;
   std::shared_ptr<graph::GraphStore> graph_;
   std::optional<std::string> actor_;
-  // Compiled catalogs by schema IR hash (immutable; disposable cache).
-  std::map<std::string, std::shared_ptr<const compiler::Catalog>> catalogs_;
-  // Compiled queries by (schema IR hash, file name, query name, source);
-  // cleared when it reaches kMaxCompiledQueries entries.
-  std::map<std::string, std::shared_ptr<const compiler::ir::QueryIR>> compiled_queries_;
-  static constexpr size_t kMaxCompiledQueries = 64;
-  std::mutex caches_mutex_;  // guards catalogs_ and compiled_queries_
+  std::string bound_branch_ = "main";
+  exec::CatalogCache catalogs_;
 };
+
+// The SnapshotInfo of `snapshot` (datasets sorted by table key).
+SnapshotInfo DescribeSnapshot(const graph::Snapshot& snapshot);
 
 }  // namespace omnigraph::api

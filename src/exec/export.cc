@@ -38,8 +38,8 @@ void AppendExportValue(std::string* out, const Array& array, int64_t row) {
 
 }  // namespace
 
-Result<std::string> ExportGraph(graph::GraphStore& graph, const graph::GraphState& state,
-                                const std::vector<std::string>& types) {
+Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types) {
+  const graph::GraphState& state = snapshot.state();
   for (const std::string& type : types) {
     if (!state.FindTable("node:" + type) && !state.FindTable("edge:" + type)) {
       return InvalidArgument(fmt::format("unknown export type '{}'", type));
@@ -50,7 +50,7 @@ Result<std::string> ExportGraph(graph::GraphStore& graph, const graph::GraphStat
   for (const auto& [key, table] : state.tables) {
     if (!types.empty() && std::find(types.begin(), types.end(), table.type_name()) == types.end()) continue;
     // Read once and not cached: an export visits every table one time.
-    OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, graph.ReadTable(table));
+    OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, snapshot.ReadAllRows(table));
     const Schema& schema = *rows->schema();
     int id_column = schema.FieldIndex("id");
     if (id_column < 0) return CorruptData(fmt::format("table '{}' has no id column", key));

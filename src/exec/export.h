@@ -7,14 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph_store.h"
+#include "graph/snapshot.h"
 
 namespace omnigraph::exec {
 
 // `types` names node or edge types to export; empty = all. Errors:
 // InvalidArgument "unknown export type 'T'", storage errors.
-Result<std::string> ExportGraph(graph::GraphStore& graph, const graph::GraphState& state,
-                                const std::vector<std::string>& types);
+Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types);
 
 // Standard base64 with padding.
 std::string EncodeBase64(std::string_view bytes);

@@ -63,9 +63,9 @@ struct TableInput {
 
 class Loader {
  public:
-  Loader(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog, std::string_view file,
+  Loader(const graph::Snapshot& snapshot, const Catalog& catalog, std::string_view file,
          LoadMode mode, const LoadProgress& progress)
-      : graph_(graph), base_(base), catalog_(catalog), file_(file), mode_(mode), progress_(progress) {}
+      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), file_(file), mode_(mode), progress_(progress) {}
 
   Result<LoadPlan> Run(std::string_view data) {
     uint64_t line_no = 0;
@@ -338,13 +338,13 @@ class Loader {
       delta.upserts = rows;
       switch (mode_) {
         case LoadMode::kOverwrite: delta.replace_all = true; break;
-        case LoadMode::kMerge: delta.insert_kind = graph::TableChange::Kind::kUpsert; break;
+        case LoadMode::kMerge: delta.insert_kind = TableChange::Kind::kUpsert; break;
         case LoadMode::kAppend: {
-          delta.insert_kind = graph::TableChange::Kind::kStrictInsert;
+          delta.insert_kind = TableChange::Kind::kStrictInsert;
           // Refuse existing ids before anything is staged.
           const graph::TableEntry* entry = base_.FindTable(key);
           if (entry == nullptr) return Internal(fmt::format("table '{}' is not in the snapshot", key));
-          OG_ASSIGN_OR_RETURN(graph::TableDataPtr committed, graph_.LoadTable(*entry));
+          OG_ASSIGN_OR_RETURN(graph::TableDataPtr committed, snapshot_.CachedRows(*entry));
           const Array& ids = *rows->GetColumn("id");
           for (int64_t r = 0; r < ids.length(); ++r) {
             if (committed->RowOf(ids.GetView(r)) >= 0) {
@@ -362,7 +362,7 @@ class Loader {
     }
     // End-of-write validation here rather than only by the caller, so that a
     // violation caused by a record names its line like every other error.
-    Status valid = ValidateWrite(graph_, base_, catalog_, plan.delta);
+    Status valid = ValidateWrite(snapshot_, catalog_, plan.delta);
     if (!valid.ok()) return AtLine(valid);
     return plan;
   }
@@ -380,7 +380,7 @@ class Loader {
     return Status(st.code(), fmt::format("{}:{}: {}", file_, line, st.message()), details);
   }
 
-  graph::GraphStore& graph_;
+  const graph::Snapshot& snapshot_;
   const graph::GraphState& base_;
   const Catalog& catalog_;
   std::string file_;
@@ -397,10 +397,10 @@ class Loader {
 
 }  // namespace
 
-Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
+Result<LoadPlan> PlanLoad(const graph::Snapshot& base, const Catalog& catalog,
                           std::string_view data, std::string_view file_name, LoadMode mode,
                           const LoadProgress& progress) {
-  return Loader(graph, base, catalog, file_name, mode, progress).Run(data);
+  return Loader(base, catalog, file_name, mode, progress).Run(data);
 }
 
 }  // namespace omnigraph::exec

@@ -15,7 +15,7 @@
 
 #include "compiler/catalog.h"
 #include "exec/write_delta.h"
-#include "graph/graph_store.h"
+#include "graph/snapshot.h"
 
 namespace omnigraph::exec {
 
@@ -49,7 +49,7 @@ struct LoadPlan {
 // endpoints, @card), KeyConflict (append: an id already committed or
 // repeated in the file; overwrite: an explicit id repeated in the file),
 // ResourceLimitExceeded (line bytes, structural tokens).
-Result<LoadPlan> PlanLoad(graph::GraphStore& graph, const graph::GraphState& base, const compiler::Catalog& catalog,
+Result<LoadPlan> PlanLoad(const graph::Snapshot& base, const compiler::Catalog& catalog,
                           std::string_view data, std::string_view file_name, LoadMode mode,
                           const LoadProgress& progress = {});
 

@@ -51,9 +51,9 @@ struct PendingTable {
 
 class Planner {
  public:
-  Planner(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
+  Planner(const graph::Snapshot& snapshot, const Catalog& catalog,
           const std::map<std::string, Scalar>& params)
-      : graph_(graph), base_(base), catalog_(catalog), params_(params) {}
+      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), params_(params) {}
 
   Result<MutationPlan> Run(const ir::QueryIR& query) {
     for (const ir::MutationStatement& statement : query.statements) {
@@ -85,7 +85,7 @@ class Planner {
       s.AssignMissingFieldIds();
       table.schema = std::make_shared<const Schema>(std::move(s));
     }
-    OG_ASSIGN_OR_RETURN(table.committed, graph_.LoadTable(*entry));
+    OG_ASSIGN_OR_RETURN(table.committed, snapshot_.CachedRows(*entry));
     auto [it, inserted] = tables_.emplace(table_key, std::move(table));
     return &it->second;
   }
@@ -309,15 +309,14 @@ class Planner {
         for (auto& b : builders) columns.push_back(b->Finish());
         OG_ASSIGN_OR_RETURN(delta.upserts, RecordBatch::Make(table.schema, std::move(columns)));
         bool keyed = table.node && table.node->keyed();
-        delta.insert_kind = (keyed || table.any_update) ? graph::TableChange::Kind::kUpsert
-                                                        : graph::TableChange::Kind::kStrictInsert;
+        delta.insert_kind = (keyed || table.any_update) ? TableChange::Kind::kUpsert : TableChange::Kind::kStrictInsert;
       }
       plan.delta.emplace(key, std::move(delta));
     }
     return plan;
   }
 
-  graph::GraphStore& graph_;
+  const graph::Snapshot& snapshot_;
   const graph::GraphState& base_;
   const Catalog& catalog_;
   const std::map<std::string, Scalar>& params_;
@@ -329,10 +328,10 @@ class Planner {
 
 }  // namespace
 
-Result<MutationPlan> PlanMutation(graph::GraphStore& graph, const graph::GraphState& base, const Catalog& catalog,
+Result<MutationPlan> PlanMutation(const graph::Snapshot& base, const Catalog& catalog,
                                   const ir::QueryIR& query, const std::map<std::string, Scalar>& params) {
   if (!query.is_mutation) return InvalidArgument(fmt::format("query '{}' is not a mutation", query.name));
-  return Planner(graph, base, catalog, params).Run(query);
+  return Planner(base, catalog, params).Run(query);
 }
 
 }  // namespace omnigraph::exec

@@ -13,7 +13,7 @@
 #include "compiler/catalog.h"
 #include "compiler/query_ir.h"
 #include "exec/write_delta.h"
-#include "graph/graph_store.h"
+#include "graph/snapshot.h"
 
 namespace omnigraph::exec {
 
@@ -32,8 +32,7 @@ struct MutationPlan {
 // Errors: InvalidArgument for run-time failures ("parameter 'x' not
 // provided", "insert missing @key property 'p'", a value that does not fit
 // its property), ResourceLimitExceeded.
-Result<MutationPlan> PlanMutation(graph::GraphStore& graph, const graph::GraphState& base,
-                                  const compiler::Catalog& catalog, const compiler::ir::QueryIR& query,
+Result<MutationPlan> PlanMutation(const graph::Snapshot& base, const compiler::Catalog& catalog, const compiler::ir::QueryIR& query,
                                   const std::map<std::string, Scalar>& params);
 
 }  // namespace omnigraph::exec

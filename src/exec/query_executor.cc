@@ -346,7 +346,7 @@ class ReadExecutor {
     if (q_.is_mutation) {
       return InvalidArgument(fmt::format("query '{}' is a mutation; run it as a mutation, not a read", q_.name));
     }
-    if (ctx_.graph == nullptr || ctx_.state == nullptr || ctx_.catalog == nullptr) {
+    if (ctx_.snapshot == nullptr || ctx_.catalog == nullptr) {
       return InvalidArgument("query context needs a graph, a state and a catalog");
     }
     OG_RETURN_IF_ERROR(CheckParams());
@@ -356,8 +356,8 @@ class ReadExecutor {
 
     QueryResult result;
     result.query_name = q_.name;
-    result.branch = ctx_.state->branch;
-    result.graph_commit_id = ctx_.state->head.id;
+    result.branch = ctx_.snapshot->state().branch;
+    result.graph_commit_id = ctx_.snapshot->state().head.id;
     for (const ir::Projection& p : q_.read.projections) result.columns.push_back(p.column);
     std::vector<ArrayPtr> columns;
     if (q_.read.aggregate) {
@@ -406,9 +406,9 @@ class ReadExecutor {
 
   Result<graph::TableDataPtr> Table(const std::string& table_key) {
     if (auto it = tables_.find(table_key); it != tables_.end()) return it->second;
-    const graph::TableEntry* entry = ctx_.state->FindTable(table_key);
+    const graph::TableEntry* entry = ctx_.snapshot->state().FindTable(table_key);
     if (entry == nullptr) return NotFound(fmt::format("table '{}' is not part of the snapshot", table_key));
-    OG_ASSIGN_OR_RETURN(graph::TableDataPtr data, ctx_.graph->LoadTable(*entry));
+    OG_ASSIGN_OR_RETURN(graph::TableDataPtr data, ctx_.snapshot->CachedRows(*entry));
     tables_.emplace(table_key, data);
     return data;
   }
@@ -418,7 +418,7 @@ class ReadExecutor {
   // these two columns are read (edge ids and properties are skipped).
   Result<RecordBatchPtr> EdgeEndpoints(const graph::TableEntry& edges) {
     if (auto it = tables_.find(edges.table_key); it != tables_.end()) return it->second->rows();
-    OG_ASSIGN_OR_RETURN(table::Dataset dataset, ctx_.graph->OpenTable(edges));
+    OG_ASSIGN_OR_RETURN(table::Dataset dataset, ctx_.snapshot->OpenDataset(edges));
     table::ScanOptions options;
     options.columns = {"src", "dst"};
     OG_ASSIGN_OR_RETURN(RecordBatchPtr endpoints, dataset.ToBatch(options));
@@ -440,9 +440,9 @@ class ReadExecutor {
     const compiler::EdgeType* edge = ctx_.catalog->FindEdge(edge_type);
     if (edge == nullptr) return NotFound(fmt::format("edge type '{}' is not in the catalog", edge_type));
     TopologyTables t;
-    t.edges = ctx_.state->FindTable(edge->TableKey());
-    t.from = ctx_.state->FindTable("node:" + edge->from_type);
-    t.to = ctx_.state->FindTable("node:" + edge->to_type);
+    t.edges = ctx_.snapshot->state().FindTable(edge->TableKey());
+    t.from = ctx_.snapshot->state().FindTable("node:" + edge->from_type);
+    t.to = ctx_.snapshot->state().FindTable("node:" + edge->to_type);
     if (t.edges == nullptr || t.from == nullptr || t.to == nullptr) {
       return NotFound(fmt::format("tables of edge type '{}' are not part of the snapshot", edge->name));
     }
@@ -450,7 +450,7 @@ class ReadExecutor {
     return t;
   }
 
-  std::string TopologyCacheKey(const TopologyTables& t) const { return ctx_.graph->root() + "|" + t.identity; }
+  std::string TopologyCacheKey(const TopologyTables& t) const { return ctx_.snapshot->graph().root() + "|" + t.identity; }
 
   // Starts reading the persisted topology of every edge type `steps`
   // traverse that the process has not cached, on background threads, so a
@@ -463,7 +463,7 @@ class ReadExecutor {
       Result<TopologyTables> t = TopologyTablesOf(step.traverse.edge_type);
       if (!t.ok() || TopologyCache::Global().Contains(TopologyCacheKey(*t))) continue;
       prefetched_.emplace(step.traverse.edge_type,
-                          std::async(std::launch::async, [store = ctx_.graph->store(), root = ctx_.graph->root(),
+                          std::async(std::launch::async, [store = ctx_.snapshot->graph().store(), root = ctx_.snapshot->graph().root(),
                                                           identity = t->identity] {
                             // Only loads: the persisting threshold (read from the environment) is moot.
                             return TopologyFiles(store.get(), root, /*min_edges=*/0).Load(identity);
@@ -477,7 +477,7 @@ class ReadExecutor {
     OG_ASSIGN_OR_RETURN(TopologyPtr topology,
                         TopologyCache::Global().GetOrBuild(TopologyCacheKey(t), [&]() -> Result<TopologyPtr> {
       // A new process first looks for a copy an earlier one persisted.
-      TopologyFiles files(ctx_.graph->store().get(), ctx_.graph->root());
+      TopologyFiles files(ctx_.snapshot->graph().store().get(), ctx_.snapshot->graph().root());
       TopologyPtr persisted;
       if (auto it = prefetched_.find(edge_type); it != prefetched_.end()) {
         persisted = it->second.get();

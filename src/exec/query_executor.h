@@ -46,15 +46,14 @@
 #include "compiler/catalog.h"
 #include "compiler/query_ir.h"
 #include "exec/result_format.h"
-#include "graph/graph_state.h"
 #include "graph/graph_store.h"
+#include "graph/snapshot.h"
 #include "util/status.h"
 
 namespace omnigraph::exec {
 
 struct QueryContext {
-  graph::GraphStore* graph = nullptr;            // data access (LoadTable)
-  const graph::GraphState* state = nullptr;      // the snapshot: pins of every table
+  const graph::Snapshot* snapshot = nullptr;     // pins of every table, and access to them
   const compiler::Catalog* catalog = nullptr;    // the snapshot's schema
   // Bound parameters by name (representation: query_ir.h). A missing
   // nullable parameter reads as NULL; when the query uses now() and

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/graph_state.h"
+#include "graph/manifest/graph_state.h"
 #include "graph/table_data.h"
 #include "util/status.h"
 

@@ -23,7 +23,6 @@ using compiler::EdgeType;
 using compiler::NodeType;
 using compiler::Property;
 using graph::GraphState;
-using graph::GraphStore;
 using graph::TableDataPtr;
 
 // Names the written row a violation is about (details table_key and
@@ -102,8 +101,8 @@ class EffectiveTable {
 
 class Validator {
  public:
-  Validator(GraphStore& graph, const GraphState& base, const Catalog& catalog, const WriteDelta& delta)
-      : graph_(graph), base_(base), catalog_(catalog), delta_(delta) {}
+  Validator(const graph::Snapshot& snapshot, const Catalog& catalog, const WriteDelta& delta)
+      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), delta_(delta) {}
 
   Status Run() {
     for (const auto& [key, d] : delta_) {
@@ -141,7 +140,7 @@ class Validator {
     const TableDelta* delta = d == delta_.end() ? nullptr : &d->second;
     TableDataPtr committed;
     if (!delta || !delta->replace_all) {
-      OG_ASSIGN_OR_RETURN(committed, graph_.LoadTable(*entry));
+      OG_ASSIGN_OR_RETURN(committed, snapshot_.CachedRows(*entry));
     }
     auto [it, inserted] = tables_.emplace(key, EffectiveTable(delta, std::move(committed)));
     return &it->second;
@@ -380,7 +379,7 @@ class Validator {
         // edges from may now hold fewer than the minimum.
         const graph::TableEntry* entry = base_.FindTable(key);
         if (entry == nullptr) return Internal(fmt::format("table '{}' is not in the snapshot", key));
-        OG_ASSIGN_OR_RETURN(before, graph_.LoadTable(*entry));
+        OG_ASSIGN_OR_RETURN(before, snapshot_.CachedRows(*entry));
       }
       if (before) {
         const RecordBatch& committed = *before->rows();
@@ -443,7 +442,7 @@ class Validator {
     return Status::OK();
   }
 
-  GraphStore& graph_;
+  const graph::Snapshot& snapshot_;
   const GraphState& base_;
   const Catalog& catalog_;
   const WriteDelta& delta_;
@@ -452,20 +451,20 @@ class Validator {
 
 }  // namespace
 
-Status ValidateWrite(GraphStore& graph, const GraphState& base, const Catalog& catalog, const WriteDelta& delta) {
-  return Validator(graph, base, catalog, delta).Run();
+Status ValidateWrite(const graph::Snapshot& base, const Catalog& catalog, const WriteDelta& delta) {
+  return Validator(base, catalog, delta).Run();
 }
 
-std::vector<graph::TableChange> ToTableChanges(const WriteDelta& delta) {
-  std::vector<graph::TableChange> changes;
+std::vector<TableChange> ToTableChanges(const WriteDelta& delta) {
+  std::vector<TableChange> changes;
   for (const auto& [key, d] : delta) {
-    graph::TableChange change;
+    TableChange change;
     change.table_key = key;
     if (d.replace_all) {
-      change.kind = graph::TableChange::Kind::kOverwrite;
+      change.kind = TableChange::Kind::kOverwrite;
       if (d.upserts) change.rows.push_back(d.upserts);
     } else if (!d.deleted_ids.empty()) {
-      change.kind = graph::TableChange::Kind::kDeleteIds;
+      change.kind = TableChange::Kind::kDeleteIds;
       change.delete_ids.assign(d.deleted_ids.begin(), d.deleted_ids.end());
       std::sort(change.delete_ids.begin(), change.delete_ids.end());
     } else if (d.upserts && d.upserts->num_rows() > 0) {

@@ -10,8 +10,8 @@
 
 #include "columnar/record_batch.h"
 #include "compiler/catalog.h"
-#include "graph/graph_store.h"
-#include "graph/write_txn.h"
+#include "exec/writers/table_adapter.h"
+#include "graph/snapshot.h"
 
 namespace omnigraph::exec {
 
@@ -25,7 +25,7 @@ struct TableDelta {
   RecordBatchPtr upserts;
   // How `upserts` must be staged: kUpsert or kStrictInsert (ignored when
   // replace_all).
-  graph::TableChange::Kind insert_kind = graph::TableChange::Kind::kUpsert;
+  TableChange::Kind insert_kind = TableChange::Kind::kUpsert;
   // Committed ids removed by the write.
   std::unordered_set<std::string> deleted_ids;
 
@@ -45,11 +45,10 @@ using WriteDelta = std::map<std::string, TableDelta>;
 //   4. @card for every source touched by the write.
 // A violation caused by a row of the delta names it in the details
 // (table_key, entity_id) so a loader can report the input line.
-Status ValidateWrite(graph::GraphStore& graph, const graph::GraphState& base, const compiler::Catalog& catalog,
-                     const WriteDelta& delta);
+Status ValidateWrite(const graph::Snapshot& base, const compiler::Catalog& catalog, const WriteDelta& delta);
 
 // One TableChange per table in the delta (overwrite, upsert / strict insert,
 // or delete).
-std::vector<graph::TableChange> ToTableChanges(const WriteDelta& delta);
+std::vector<TableChange> ToTableChanges(const WriteDelta& delta);
 
 }  // namespace omnigraph::exec

@@ -615,6 +615,12 @@ Status LocalStore::Delete(const std::string& path) {
   return Status::OK();
 }
 
+Status LocalStore::DeleteDurable(const std::string& path) {
+  OG_RETURN_IF_ERROR(Delete(path));
+  // The unlink is durable once the directory that held the name is.
+  return SyncDirectory(DirectoryOf(FullPath(path)));
+}
+
 Status LocalStore::DeletePrefix(const std::string& prefix) {
   ++counters_.deletes;
   std::error_code ec;

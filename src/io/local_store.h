@@ -45,6 +45,7 @@ class LocalStore final : public ObjectStore {
   Result<std::string> StageForPublish(const std::string& path, std::string_view data) override;
   Status PublishIfAbsent(const std::string& staged, const std::string& path) override;
   Status Delete(const std::string& path) override;
+  Status DeleteDurable(const std::string& path) override;
   Status DeletePrefix(const std::string& prefix) override;
   Result<std::vector<ObjectMeta>> List(const std::string& prefix, bool recursive = false) override;
   Result<std::vector<std::string>> ListDirectories(const std::string& prefix) override;

@@ -128,6 +128,10 @@ class ObjectStore {
 
   // Removes `path`; NotFound when absent.
   virtual Status Delete(const std::string& path) = 0;
+  // Removes `path` and makes the removal durable before returning (a
+  // removal that acknowledges a user operation, such as deleting a branch's
+  // record). Stores whose deletes are durable use Delete.
+  virtual Status DeleteDurable(const std::string& path) { return Delete(path); }
   // Removes every object under `prefix/` (used by tests and cleanup).
   virtual Status DeletePrefix(const std::string& prefix) = 0;
   // Objects under `prefix/`, sorted by path. Non-recursive lists only the

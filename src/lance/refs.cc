@@ -42,10 +42,13 @@ bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
-Status ValidateSegment(std::string_view name, std::string_view whole, std::string_view kind) {
+// `allow_utf8`: bytes of multi-byte UTF-8 sequences are allowed too (branch
+// names may hold non-ASCII letters; the graph layer checks which).
+Status ValidateSegment(std::string_view name, std::string_view whole, std::string_view kind, bool allow_utf8 = false) {
   if (name.empty()) return InvalidArgument(fmt::format("{} name '{}' has an empty segment", kind, whole));
   for (char c : name) {
-    if (!IsNameChar(c)) return InvalidArgument(fmt::format("{} name '{}' contains '{}'", kind, whole, c));
+    bool utf8_byte = allow_utf8 && static_cast<unsigned char>(c) >= 0x80;
+    if (!IsNameChar(c) && !utf8_byte) return InvalidArgument(fmt::format("{} name '{}' contains '{}'", kind, whole, c));
   }
   if (name.front() == '.' || name.back() == '.') {
     return InvalidArgument(fmt::format("{} name '{}' starts or ends with '.'", kind, whole));
@@ -132,7 +135,7 @@ Status ValidateBranchName(std::string_view name) {
   size_t start = 0;
   while (true) {
     size_t slash = name.find('/', start);
-    OG_RETURN_IF_ERROR(ValidateSegment(name.substr(start, slash - start), name, "branch"));
+    OG_RETURN_IF_ERROR(ValidateSegment(name.substr(start, slash - start), name, "branch", /*allow_utf8=*/true));
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }

@@ -41,7 +41,9 @@ Result<BranchRecord> DecodeBranchRecord(std::string_view json, std::string_view 
 
 // Tag names: [A-Za-z0-9._-]+, no leading or trailing '.', no "..", no
 // ".lock" suffix. Branch names additionally allow '/' between non-empty
-// segments that each satisfy the tag rule. InvalidArgument explains why.
+// segments that each satisfy the tag rule, and the bytes of multi-byte
+// UTF-8 characters (non-ASCII letters; the graph layer decides which are
+// allowed). InvalidArgument explains why.
 Status ValidateTagName(std::string_view name);
 Status ValidateBranchName(std::string_view name);
 

@@ -21,13 +21,13 @@
 namespace omnigraph::table {
 namespace {
 
-std::string ManifestKey(const std::string& branch_root, uint64_t version) {
+std::string ManifestKeyIn(const std::string& branch_root, uint64_t version) {
   return JoinPath(JoinPath(branch_root, lance::kVersionsDir), lance::ManifestFileName(version));
 }
 
 Result<Dataset> OpenManifestAt(ObjectStorePtr store, std::string root, std::string branch_root, uint64_t version,
                                const std::optional<std::string>& branch) {
-  std::string path = ManifestKey(branch_root, version);
+  std::string path = ManifestKeyIn(branch_root, version);
   auto file = internal::ReadManifest(store.get(), path);
   if (!file.ok()) {
     if (file.status().code() == ErrorCode::kNotFound) {
@@ -297,7 +297,7 @@ Result<std::vector<VersionInfo>> Dataset::ListVersions() const {
 Status Dataset::CreateTag(const std::string& name, uint64_t version, const std::optional<std::string>& branch) const {
   OG_RETURN_IF_ERROR(lance::ValidateTagName(name));
   if (branch) OG_RETURN_IF_ERROR(lance::ValidateBranchName(*branch));
-  std::string manifest_key = ManifestKey(BranchRoot(root_, branch), version);
+  std::string manifest_key = Dataset::ManifestKey(root_, branch, version);
   auto head = store_->Head(manifest_key);
   if (!head.ok()) {
     if (head.status().code() == ErrorCode::kNotFound) {
@@ -340,7 +340,7 @@ Result<std::vector<TagInfo>> Dataset::ListTags() const {
 }
 
 Result<Dataset> Dataset::CreateBranch(const std::string& name, uint64_t version,
-                                      const std::optional<std::string>& from_branch) const {
+                                      const std::optional<std::string>& from_branch, CloneDepth depth) const {
   OG_RETURN_IF_ERROR(lance::ValidateBranchName(name));
   if (lance::IsDetachedVersion(version)) {
     return InvalidArgument(fmt::format("cannot branch '{}' from detached version {}: a branch continues a linear "
@@ -353,17 +353,41 @@ Result<Dataset> Dataset::CreateBranch(const std::string& name, uint64_t version,
   VersionRef source_ref = from_branch ? VersionRef::BranchVersion(*from_branch, version) : VersionRef::Version(version);
   OG_ASSIGN_OR_RETURN(Dataset source, Open(store_, root_, source_ref));
 
-  // Shallow clone: the branch's first manifest keeps the source's version and
-  // points every inherited file at the source root through a new base path.
+  // The branch's first manifest keeps the source's version. A shallow
+  // clone points every inherited file at the source root through a new base
+  // path; a deep clone copies each file into the branch's own tree.
   lance::Manifest clone = source.manifest();
-  uint32_t base_id = 0;
-  for (const lance::BasePath& b : clone.base_paths) base_id = std::max(base_id, b.id + 1);
-  clone.base_paths.push_back(lance::BasePath{base_id, std::nullopt, true, store_->Uri(source.branch_root())});
-  for (lance::Fragment& fragment : clone.fragments) {
-    for (lance::DataFile& file : fragment.files.Mutable()) {
-      if (!file.base_id) file.base_id = base_id;
+  std::string branch_root = BranchRoot(root_, name);
+  UnpublishedObjects copies(store_.get());
+  if (depth == CloneDepth::kShallow) {
+    uint32_t base_id = 0;
+    for (const lance::BasePath& b : clone.base_paths) base_id = std::max(base_id, b.id + 1);
+    clone.base_paths.push_back(lance::BasePath{base_id, std::nullopt, true, store_->Uri(source.branch_root())});
+    for (lance::Fragment& fragment : clone.fragments) {
+      for (lance::DataFile& file : fragment.files.Mutable()) {
+        if (!file.base_id) file.base_id = base_id;
+      }
+      if (fragment.deletion_file && !fragment.deletion_file->base_id) fragment.deletion_file->base_id = base_id;
     }
-    if (fragment.deletion_file && !fragment.deletion_file->base_id) fragment.deletion_file->base_id = base_id;
+  } else {
+    auto copy = [&](std::string_view subdir, const std::string& file_name, std::optional<uint32_t>* base) -> Status {
+      OG_ASSIGN_OR_RETURN(std::string from, source.ResolveFilePath(subdir, file_name, *base));
+      OG_ASSIGN_OR_RETURN(BufferPtr bytes, store_->Get(from));
+      std::string to = JoinPath(JoinPath(branch_root, subdir), file_name);
+      WriteOptions unsynced;
+      unsynced.durable = false;  // synced with the branch's manifest below
+      OG_RETURN_IF_ERROR(store_->Put(to, bytes->view(), unsynced));
+      copies.keys()->push_back(to);
+      base->reset();
+      return Status::OK();
+    };
+    for (lance::Fragment& fragment : clone.fragments) {
+      for (lance::DataFile& file : fragment.files.Mutable()) OG_RETURN_IF_ERROR(copy(lance::kDataDir, file.path, &file.base_id));
+      if (fragment.deletion_file) {
+        OG_RETURN_IF_ERROR(copy(lance::kDeletionsDir, fragment.deletion_file->FileName(fragment.id),
+                                &fragment.deletion_file->base_id));
+      }
+    }
   }
   clone.branch = name;
   clone.timestamp_nanos = internal::NowNanos();
@@ -372,9 +396,10 @@ Result<Dataset> Dataset::CreateBranch(const std::string& name, uint64_t version,
   lance::Transaction txn;
   txn.read_version = version;
   txn.uuid = Uuid::Random().ToString();
-  txn.operation = lance::CloneOperation{true, from_branch, version, store_->Uri(source.branch_root()), name};
-  std::string branch_root = BranchRoot(root_, name);
-  auto published = internal::WriteManifest(store_.get(), branch_root, &clone, txn, {});
+  txn.operation = lance::CloneOperation{depth == CloneDepth::kShallow, from_branch, version,
+                                        store_->Uri(source.branch_root()), name};
+  auto published = internal::WriteManifest(store_.get(), branch_root, &clone, txn, *copies.keys());
+  if (published.ok() || published.status().details().count(std::string(kDurabilityDetail))) copies.Keep();
   if (!published.ok()) {
     if (published.status().code() == ErrorCode::kCommitConflict) {
       return AlreadyExists(fmt::format("branch '{}' of dataset '{}' already exists", name, root_));
@@ -414,20 +439,42 @@ Status Dataset::DeleteBranch(const std::string& name) const {
   return Status::OK();
 }
 
-Result<std::vector<BranchInfo>> Dataset::ListBranches() const {
-  std::string dir = JoinPath(root_, lance::kBranchesDir);
-  OG_ASSIGN_OR_RETURN(auto entries, store_->List(dir));
+Result<std::vector<BranchInfo>> Dataset::ListBranches() const { return ListBranchRecords(store_.get(), root_); }
+
+Result<std::vector<BranchInfo>> Dataset::ListBranchRecords(ObjectStore* store, const std::string& root) {
+  std::string dir = JoinPath(root, lance::kBranchesDir);
+  OG_ASSIGN_OR_RETURN(std::vector<std::string> files, store->ListNames(dir));
   std::vector<BranchInfo> branches;
-  for (const ObjectMeta& entry : entries) {
-    auto name = lance::BranchNameFromRecordFile(std::string_view(entry.path).substr(dir.size() + 1));
+  for (const std::string& file : files) {
+    auto name = lance::BranchNameFromRecordFile(file);
     if (!name) continue;
-    OG_ASSIGN_OR_RETURN(BufferPtr bytes, store_->Get(entry.path));
-    OG_ASSIGN_OR_RETURN(lance::BranchRecord record, lance::DecodeBranchRecord(bytes->view(), entry.path));
+    std::string key = JoinPath(dir, file);
+    auto bytes = store->Get(key);
+    if (!bytes.ok() && bytes.status().code() == ErrorCode::kNotFound) continue;  // deleted meanwhile
+    OG_RETURN_IF_ERROR(bytes.status());
+    OG_ASSIGN_OR_RETURN(lance::BranchRecord record, lance::DecodeBranchRecord((*bytes)->view(), key));
     branches.push_back(BranchInfo{*name, record.parent_branch, record.parent_version, record.identifier});
   }
   // File names encode '/' as "%2F", which sorts differently from the names.
   std::sort(branches.begin(), branches.end(), [](const BranchInfo& a, const BranchInfo& b) { return a.name < b.name; });
   return branches;
+}
+
+Status Dataset::RetireBranch(ObjectStore* store, const std::string& root, const std::string& name) {
+  OG_RETURN_IF_ERROR(lance::ValidateBranchName(name));
+  Status st = store->DeleteDurable(BranchRecordKey(root, name));
+  if (st.code() == ErrorCode::kNotFound) {
+    return NotFound(fmt::format("branch '{}' of dataset '{}' does not exist", name, root));
+  }
+  return st;
+}
+
+std::string Dataset::BranchRecordKey(const std::string& root, const std::string& name) {
+  return JoinPath(root, lance::BranchRecordPath(name));
+}
+
+std::string Dataset::ManifestKey(const std::string& root, const std::optional<std::string>& branch, uint64_t version) {
+  return ManifestKeyIn(BranchRoot(root, branch), version);
 }
 
 Result<BranchInfo> Dataset::GetBranch(const std::string& name) const {

@@ -150,13 +150,32 @@ class Dataset {
   Result<std::vector<TagInfo>> ListTags() const;
 
   // ---- native branches (spec/lance-format.md §1.9) ----
-  // Creates branch `name` as a shallow clone of `version` of `from_branch`
-  // (nullopt = main) and returns it opened at that version. The version may
-  // be detached. Errors: InvalidArgument (bad name), AlreadyExists, NotFound.
+  // Creates branch `name` as a clone of linear `version` of `from_branch`
+  // (nullopt = main) and returns it opened at that version. A shallow clone
+  // points every inherited file at the source through a base path (an
+  // absolute URI, so moving the dataset breaks it); a deep clone copies the
+  // version's data and deletion files into the branch's tree, so the branch
+  // depends on nothing outside it (small datasets such as the graph's
+  // `__manifest`). Errors: InvalidArgument (bad name, a detached version),
+  // AlreadyExists, NotFound.
+  enum class CloneDepth { kShallow, kDeep };
   Result<Dataset> CreateBranch(const std::string& name, uint64_t version,
-                               const std::optional<std::string>& from_branch = std::nullopt) const;
+                               const std::optional<std::string>& from_branch = std::nullopt,
+                               CloneDepth depth = CloneDepth::kShallow) const;
   // Removes the branch record and its tree. NotFound when absent.
   Status DeleteBranch(const std::string& name) const;
+  // Removes only the branch record: the branch is gone from listings and
+  // cannot be opened by name, but its tree stays readable by exact version
+  // (VersionRef::Version with `branch` set) until something reclaims it.
+  // NotFound when absent.
+  static Status RetireBranch(ObjectStore* store, const std::string& root, const std::string& name);
+  // The branches whose records exist, sorted by name, without opening the
+  // dataset. A record deleted while listing is skipped.
+  static Result<std::vector<BranchInfo>> ListBranchRecords(ObjectStore* store, const std::string& root);
+  // Store key of a branch's record, and of the manifest of linear `version`
+  // of `branch` (nullopt = main): existence probes without a listing.
+  static std::string BranchRecordKey(const std::string& root, const std::string& name);
+  static std::string ManifestKey(const std::string& root, const std::optional<std::string>& branch, uint64_t version);
   Result<std::vector<BranchInfo>> ListBranches() const;
   Result<BranchInfo> GetBranch(const std::string& name) const;
 

@@ -20,6 +20,12 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kVersionReclaimed: return "version_reclaimed";
     case ErrorCode::kIoError: return "io_error";
     case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kConflict: return "conflict";
+    case ErrorCode::kMergeConflicts: return "merge_conflicts";
+    case ErrorCode::kHistoryGap: return "history_gap";
+    case ErrorCode::kChangeFeedGap: return "change_feed_gap";
+    case ErrorCode::kChangeCursorRejected: return "change_cursor_rejected";
+    case ErrorCode::kChangeDiffRefused: return "change_diff_refusal";
   }
   return "unknown";
 }
@@ -27,13 +33,19 @@ std::string_view ErrorCodeName(ErrorCode code) {
 int HttpStatusOf(ErrorCode code) {
   switch (code) {
     case ErrorCode::kOk: return 200;
-    case ErrorCode::kInvalidArgument: return 400;
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kChangeCursorRejected: return 400;
     case ErrorCode::kNotFound: return 404;
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kCommitConflict:
     case ErrorCode::kKeyConflict:
-    case ErrorCode::kReadSetChanged: return 409;
-    case ErrorCode::kVersionReclaimed: return 410;
+    case ErrorCode::kReadSetChanged:
+    case ErrorCode::kConflict:
+    case ErrorCode::kMergeConflicts:
+    case ErrorCode::kChangeDiffRefused: return 409;
+    case ErrorCode::kVersionReclaimed:
+    case ErrorCode::kHistoryGap:
+    case ErrorCode::kChangeFeedGap: return 410;
     case ErrorCode::kPreconditionFailed: return 412;
     case ErrorCode::kResourceLimitExceeded: return 413;
     case ErrorCode::kCorruptData:

@@ -49,6 +49,23 @@ enum class ErrorCode : uint16_t {
   kIoError,
   // A bug or impossible state (500).
   kInternal,
+  // A control operation conflicts with the current branch namespace or a
+  // commit's state: a live name, a descendant, the active branch, a
+  // published commit dropped (409; spec/branches.md BR-13.3 `manifest`
+  // Conflict).
+  kConflict,
+  // A merge found row conflicts or constraint violations (409; details
+  // name them, spec/branches.md BR-9.8).
+  kMergeConflicts,
+  // A snapshot or merge base can no longer be rebuilt (410; BR-7, BR-9.3).
+  kHistoryGap,
+  // The change feed cannot continue contiguously (410; BR-10.2).
+  kChangeFeedGap,
+  // A change cursor, page token or start position is rejected (400; BR-10).
+  kChangeCursorRejected,
+  // A commit diff is refused: genesis, or an unprovable schema boundary
+  // (409; BR-10.1 `change_diff_refusal`).
+  kChangeDiffRefused,
 };
 
 // Stable snake_case name of a code, e.g. "key_conflict".

@@ -1042,7 +1042,7 @@ TEST_F(CliBadInputTest, ControlCharactersAreEscapedOrRefused) {
   // newlines, DEL, C1), so it stays one line and cannot drive the terminal.
   ExpectFailure("query by_age --store g --query q.gq --params '{\"min\":1}' "
                 "--branch \"$(printf 'b\\033[31m\\nx\\302\\233')\"",
-                1, "error: branch 'b\\x1B[31m\\x0Ax\\xC2\\x9B' does not exist\n");
+                1, "error: branch 'b\\x1B[31m\\x0Ax\\xC2\\x9B' not found\n");
   // Not UTF-8: stored, it would make the commit's metadata unreadable JSON.
   ExpectFailure("--as \"$(printf 'bob\\377')\" mutate add --store g --query q.gq --params '{\"name\":\"x\"}'", 2,
                 "error: the actor id bob\\xFF is not valid UTF-8\n");

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "graph/history/commit_id.h"
 #include "graph/graph_store.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
@@ -200,8 +201,8 @@ TEST_F(MutationTest, IfCommitChecksTheRequestBeforeTheHead) {
   EXPECT_NE(bad_param.status().message().find("parameter 'body'"), std::string::npos);
   auto garbage = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", "hb1.garbage");
   EXPECT_EQ(garbage.status().message(),
-            "commit id 'hb1.garbage' is malformed: it does not have four dot-separated parts (expected "
-            "hb1.<block>.<slot>.<nonce>)");
+            "invalid canonical history-block commit id 'hb1.garbage': it does not have four dot-separated parts "
+            "(expected hb1.<block>.<slot>.<nonce>)");
   // The valid request on the stale head still loses the compare-and-swap.
   auto lost = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", stale);
   EXPECT_EQ(lost.status().code(), ErrorCode::kPreconditionFailed);
@@ -307,7 +308,7 @@ TEST_F(MutationTest, AWriteToAnUnknownBranchIsRefusedBeforeItsLockFile) {
   EXPECT_EQ(graph_->Mutate(kMutations, "mutations.gq", "add_person", R"({"name":"x","age":1})", "feature")
                 .status()
                 .message(),
-            "branch 'feature' does not exist");
+            "branch 'feature' not found");
   EXPECT_EQ(lock_files(), before);
 }
 
@@ -453,8 +454,10 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   auto exported = (*reopened)->Export("main", {});
   EXPECT_EQ(exported.status().code(), ErrorCode::kVersionReclaimed) << exported.status().ToString();
 
-  // An old __manifest version removed: the head still reads, the history
-  // walk stops with a typed error naming the version.
+  // An old __manifest version removed: the head still reads, and so does
+  // the history, which lives in the head's manifest and history segments
+  // (engine.md §1.5), not in older versions; only time travel to the commit
+  // that version held fails, typed (BR-7 HistoryGap, HTTP 410).
   // V2 naming: version v is the file (2^64 - 1 - v).manifest.
   ASSERT_TRUE(std::filesystem::remove(root + "/__manifest/_versions/18446744073709551614.manifest"));
   auto fresh = Omnigraph::Open(root);
@@ -462,10 +465,15 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   auto companies = (*fresh)->Query("query c() { match { $c: Company } return { count($c) as n } }", "q.gq", "c", "{}");
   ASSERT_TRUE(companies.ok()) << companies.status().ToString();
   auto history = (*fresh)->ListCommits();
-  ASSERT_EQ(history.status().code(), ErrorCode::kVersionReclaimed) << history.status().ToString();
-  EXPECT_EQ(history.status().message(),
-            "graph history is incomplete: __manifest version 1 is gone (reclaimed by a cleanup of __manifest, or "
-            "removed from the store); the 2 newer commits are intact");
+  ASSERT_TRUE(history.ok()) << history.status().ToString();
+  ASSERT_EQ(history->size(), 3u);
+  const std::string genesis = history->back().id;
+  auto past = (*fresh)->Query("query c() { match { $c: Company } return { count($c) as n } }", "q.gq", "c", "{}",
+                              ReadTarget{"main", genesis});
+  ASSERT_EQ(past.status().code(), ErrorCode::kHistoryGap) << past.status().ToString();
+  EXPECT_EQ(past.status().http_status(), 410);
+  EXPECT_EQ(past.status().message(), "history gap at commits '" + genesis + "'");
+  EXPECT_EQ(past.status().details().at("graph_commit_ids"), genesis);
 }
 
 // An actor id is stored in commit metadata JSON and printed one per line:

@@ -141,8 +141,8 @@ class QueryExecutorTest : public ::testing::Test {
   Result<QueryResult> Run(std::string_view source, std::string_view name, const Params& params = {}) {
     OG_ASSIGN_OR_RETURN(std::shared_ptr<const compiler::Catalog> catalog, graph_->Catalog());
     OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(*catalog, source, "queries.gq", name));
-    OG_ASSIGN_OR_RETURN(graph::GraphState state, graph_->store().ReadState());
-    QueryContext context{&graph_->store(), &state, catalog.get(), &params};
+    OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->store().Latest());
+    QueryContext context{&snapshot, catalog.get(), &params};
     return ExecuteRead(query, context);
   }
 
@@ -1080,17 +1080,17 @@ TEST_F(SearchTest, NearestTextQueryNeedsAnEmbedder) {
 // Topology cache and snapshots.
 
 TEST_F(SocialTest, TopologyFollowsTheSnapshot) {
-  graph::GraphState before = *graph_->store().ReadState();
+  graph::Snapshot before = *graph_->store().Latest();
   Load(R"({"edge":"Knows","from":"Charlie","to":"Diana"})", api::LoadMode::kMerge);
   auto catalog = *graph_->Catalog();
   auto query = compiler::CompileQuery(*catalog, kSocialQueries, "q.gq", "friends_of");
   ASSERT_TRUE(query.ok()) << query.status().ToString();
   Params params{{"name", S("Charlie")}};
-  QueryContext old_context{&graph_->store(), &before, catalog.get(), &params};
+  QueryContext old_context{&before, catalog.get(), &params};
   auto old_rows = ExecuteRead(*query, old_context);
   ASSERT_TRUE(old_rows.ok()) << old_rows.status().ToString();
   EXPECT_EQ(old_rows->row_count(), 0);
-  EXPECT_EQ(old_rows->graph_commit_id, before.head.id);
+  EXPECT_EQ(old_rows->graph_commit_id, before.head().id);
   EXPECT_EQ(Query(kSocialQueries, "friends_of", params), (Rows{R"({"f.name":"Diana"})"}));
   EXPECT_GT(TopologyCache::Global().size(), 0u);
 }
@@ -1170,7 +1170,8 @@ query add_knows($from: String, $to: String) { insert Knows { from: $from, to: $t
 // A persisted copy that verifies (identity, checksum) but whose node counts
 // are not the tables' is ignored, never read through.
 TEST_F(SocialTest, PersistedTopologyOfOtherNodeCountsIsRebuilt) {
-  graph::GraphState state = *graph_->store().ReadState();
+  graph::Snapshot snapshot = *graph_->store().Latest();
+  const graph::GraphState& state = snapshot.state();
   const graph::TableEntry* knows = state.FindTable("edge:Knows");
   const graph::TableEntry* person = state.FindTable("node:Person");
   ASSERT_NE(knows, nullptr);

@@ -1,6 +1,6 @@
 // __manifest rows (spec/engine.md §1.3; architecture.md §3.6): `metadata` is
 // JSON text that Lance users can read; its exact text is pinned here.
-#include "graph/graph_state.h"
+#include "graph/manifest/graph_state.h"
 
 #include <gtest/gtest.h>
 

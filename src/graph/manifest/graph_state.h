@@ -1,10 +1,14 @@
 // The `__manifest` catalog: logical rows and their fold into one immutable
-// graph state (spec/engine.md §1.1, §1.4, §1.7; design/write-path.md).
+// graph state (spec/engine.md §1.1, §1.4, §1.5, §1.7; spec/branches.md BR-1;
+// design/write-path.md).
 //
-// One `__manifest` version holds, for one branch: a `table` row per table
-// identity (registration + pin), the head `graph_commit` row and the
-// `schema_contract` row. Logical fields are top-level columns and `metadata`
-// is JSON text (architecture.md §3.6), so Lance itself can list a graph.
+// One `__manifest` version holds, for one branch incarnation: a `table` row
+// per table identity (registration + pin), the head `graph_commit` row, the
+// `schema_contract` row, and the branch's commit-history buffer: one
+// `settled_commit` row per buffered ancestor of the head and one `history`
+// row naming the archived history segments (history/history_segments.h).
+// Logical fields are top-level columns and `metadata` is JSON text
+// (architecture.md §3.6), so Lance itself can list a graph.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +19,11 @@
 #include <vector>
 
 #include "columnar/record_batch.h"
+#include "graph/layout.h"
 #include "util/status.h"
 
 namespace omnigraph::graph {
 
-inline constexpr std::string_view kManifestDir = "__manifest";
-inline constexpr std::string_view kInitClaim = "__init_claim.json";
 // Storage stamp served by this build (spec/engine.md §1.8, Appendix A).
 inline constexpr uint32_t kStorageStamp = 14;
 inline constexpr std::string_view kStampKey = "omnigraph:internal_schema_version";
@@ -39,9 +42,7 @@ struct TableIdentity {
   }
 };
 
-// "nodes/{stable:016x}-{incarnation:016x}" for "node:*" keys, "edges/…" for
-// "edge:*" keys: the path depends on the identity only.
-std::string TableLocation(std::string_view table_key, const TableIdentity& identity);
+using layout::TableLocation;
 
 // The exact table version a branch reads (a "pin").
 struct TablePin {
@@ -71,53 +72,76 @@ struct TableEntry {
 
   bool is_node() const { return table_key.rfind("node:", 0) == 0; }
   std::string type_name() const { return table_key.substr(table_key.find(':') + 1); }
+  // Whole-registration equality (identity, path, pin): branches.md BR-9.5.
+  bool operator==(const TableEntry&) const = default;
 };
 
-// One graph commit (spec/engine.md §1.5, §2.3).
+// One graph commit (spec/engine.md §1.5, §2.3; branches.md BR-1, BR-4).
 struct CommitRecord {
   std::string id;  // genesis: ULID; later: hb1.<block>.<slot>.<nonce>
   std::optional<std::string> parent_id;
   std::optional<std::string> merged_parent_id;
   std::optional<std::string> actor_id;
-  int64_t created_at_us = 0;              // authorship time, µs since the Unix epoch
-  std::optional<std::string> graph_branch;  // nullopt = main
-  uint64_t manifest_version = 0;           // the __manifest version this commit published
-  uint64_t generation = 0;                 // max parent generation + 1; genesis 0
-  // History block bookkeeping for the next commit id.
+  int64_t created_at_us = 0;                // authorship time, µs since the Unix epoch
+  std::optional<std::string> graph_branch;  // logical branch it was published on; nullopt = main
+  // Native ref of the incarnation that published it ("{logical}.{ULID}");
+  // nullopt = main. Tells an exact head from an inherited one, and where its
+  // snapshot lives once the logical name belongs to another incarnation.
+  std::optional<std::string> native_branch;
+  uint64_t manifest_version = 0;  // the __manifest version this commit created on its ref
+  uint64_t generation = 0;        // max parent generation + 1; genesis 0
+  // History block bookkeeping for the next commit id (BR-4.2).
   std::string block;
   uint32_t slot = 0;
+
+  // The ref the commit's snapshot lives on: its native branch, or main.
+  std::string_view NativeRef() const { return native_branch ? std::string_view(*native_branch) : kMainBranch; }
+  bool operator==(const CommitRecord&) const = default;
 };
 
 struct SchemaContract {
   std::string source;  // accepted .pg text, byte exact
   std::string ir;      // compiled IR JSON, byte exact
   std::string ir_hash;
+  bool operator==(const SchemaContract&) const = default;
 };
 
-// The fold of one __manifest version of one branch.
+// The fold of one __manifest version of one branch incarnation.
 struct GraphState {
+  // Logical branch name and the native ref of this incarnation ("main" for
+  // main, "{logical}.{ULID}" otherwise). Set by the reader from the ref it
+  // opened, never from the rows: a fresh branch's rows are its parent's.
   std::string branch = std::string(kMainBranch);
-  // Identity of the branch's lifetime (main: "main"; later branches:
-  // "{logical}.{ULID}"), so a deleted and re-created branch is detected.
   std::string branch_identity = std::string(kMainBranch);
   uint64_t manifest_version = 0;
   std::map<std::string, TableEntry> tables;  // by table key
+  // The effective head (BR-1): this incarnation's own last commit, or the
+  // head it inherited at creation.
   CommitRecord head;
   SchemaContract schema;
+  // Commit-history buffer: ancestors of the head not yet archived to a
+  // history segment (oldest first), and the segments holding the rest.
+  std::vector<CommitRecord> settled;
+  std::vector<std::string> history_segments;
 
   const TableEntry* FindTable(std::string_view table_key) const;
+  // Whether this incarnation published the head itself (BR-1 "exact head").
+  bool has_exact_head() const { return head.NativeRef() == branch_identity; }
 };
 
 // Arrow schema of the __manifest dataset (object_id is the primary key; the
 // storage stamp is schema metadata).
 SchemaPtr ManifestSchema();
 
-// Rows of `state` (one batch). Every field round-trips through Decode.
+// Rows of `state` (one batch). Every field round-trips through Decode
+// (except `branch`/`branch_identity`, which name the ref, not the rows).
 Result<RecordBatchPtr> EncodeGraphState(const GraphState& state);
 
 // Folds the rows of one __manifest version. `where` names the version in
-// errors. Errors: CorruptData (missing head or contract row, two heads,
-// malformed metadata JSON, two pinned identities with one alias).
+// errors. `branch`/`branch_identity` default to the head's; the reader
+// replaces them with the ref it opened. Errors: CorruptData (missing head or
+// contract row, two heads, malformed metadata JSON, two pinned identities
+// with one alias, a settled record without a version).
 Result<GraphState> DecodeGraphState(const RecordBatch& rows, std::string_view where);
 
 }  // namespace omnigraph::graph

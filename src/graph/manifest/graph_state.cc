@@ -1,5 +1,6 @@
-#include "graph/graph_state.h"
+#include "graph/manifest/graph_state.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -16,6 +17,8 @@ using nlohmann::json;
 constexpr std::string_view kTableRow = "table";
 constexpr std::string_view kCommitRow = "graph_commit";
 constexpr std::string_view kContractRow = "schema_contract";
+constexpr std::string_view kSettledRow = "settled_commit";
+constexpr std::string_view kHistoryRow = "history";
 
 enum Column {
   kObjectId,
@@ -91,14 +94,59 @@ void JsonMember(std::string* object, std::string_view name, Integer value) {
   object->append(std::to_string(value));
 }
 
+
+// The metadata JSON of a commit row (head or settled): every record field
+// the columns do not hold, keys in sorted order.
+void CommitMetadata(const CommitRecord& commit, std::string* metadata) {
+  metadata->clear();
+  if (commit.actor_id) JsonMember(metadata, "actor_id", *commit.actor_id);
+  JsonMember(metadata, "block", commit.block);
+  JsonMember(metadata, "branch_identity", commit.NativeRef());
+  JsonMember(metadata, "created_at", commit.created_at_us);
+  JsonMember(metadata, "generation", commit.generation);
+  if (commit.merged_parent_id) JsonMember(metadata, "merged_parent_commit_id", *commit.merged_parent_id);
+  if (commit.parent_id) JsonMember(metadata, "parent_commit_id", *commit.parent_id);
+  JsonMember(metadata, "slot", commit.slot);
+  metadata->push_back('}');
+}
+
+void AppendCommitRow(RowBuilders& rows, std::string_view object_type, const CommitRecord& commit,
+                     std::string* metadata) {
+  CommitMetadata(commit, metadata);
+  rows.text(kObjectId).Append(commit.id);
+  rows.text(kObjectType).Append(object_type);
+  rows.text(kLocation).AppendNull();
+  rows.text(kMetadata).Append(*metadata);
+  rows.text(kTableKey).AppendNull();
+  rows.builders[kStableTableId]->AppendNull();
+  rows.builders[kIncarnationId]->AppendNull();
+  rows.u64(kTableVersion).Append(commit.manifest_version);
+  rows.SetText(kTableBranch, commit.graph_branch);
+  for (int c : {kRowCount, kSchemaSource, kSchemaIr}) rows.builders[c]->AppendNull();
+}
+
+Result<CommitRecord> DecodeCommitRow(const RecordBatch& rows, int64_t r, const json& metadata, std::string object_id,
+                                     std::string_view where) {
+  CommitRecord commit;
+  commit.id = std::move(object_id);
+  commit.parent_id = OptionalString(metadata, "parent_commit_id");
+  commit.merged_parent_id = OptionalString(metadata, "merged_parent_commit_id");
+  commit.actor_id = OptionalString(metadata, "actor_id");
+  commit.created_at_us = metadata.value("created_at", int64_t{0});
+  commit.generation = metadata.value("generation", uint64_t{0});
+  commit.block = metadata.value("block", "");
+  commit.slot = metadata.value("slot", uint32_t{0});
+  std::string native = metadata.value("branch_identity", std::string(kMainBranch));
+  if (native != kMainBranch) commit.native_branch = std::move(native);
+  OG_ASSIGN_OR_RETURN(commit.manifest_version,
+                      RequireU64(*rows.column(kTableVersion), r, "table_version", where, commit.id));
+  if (!rows.column(kTableBranch)->IsNull(r)) commit.graph_branch = std::string(rows.column(kTableBranch)->GetView(r));
+  return commit;
+}
+
 }  // namespace
 
 std::string TableIdentity::ObjectId() const { return fmt::format("table:{:016x}:{:016x}", stable_id, incarnation_id); }
-
-std::string TableLocation(std::string_view table_key, const TableIdentity& identity) {
-  std::string_view kind = table_key.rfind("edge:", 0) == 0 ? "edges" : "nodes";
-  return fmt::format("{}/{:016x}-{:016x}", kind, identity.stable_id, identity.incarnation_id);
-}
 
 const TableEntry* GraphState::FindTable(std::string_view table_key) const {
   auto it = tables.find(std::string(table_key));
@@ -155,26 +203,7 @@ Result<RecordBatchPtr> EncodeGraphState(const GraphState& state) {
     rows.u64(kRowCount).Append(table.pin.row_count);
     empty_columns({kSchemaSource, kSchemaIr});
   }
-  const CommitRecord& head = state.head;
-  metadata.clear();
-  if (head.actor_id) JsonMember(&metadata, "actor_id", *head.actor_id);
-  JsonMember(&metadata, "block", head.block);
-  JsonMember(&metadata, "branch_identity", state.branch_identity);
-  JsonMember(&metadata, "created_at", head.created_at_us);
-  JsonMember(&metadata, "generation", head.generation);
-  if (head.merged_parent_id) JsonMember(&metadata, "merged_parent_commit_id", *head.merged_parent_id);
-  if (head.parent_id) JsonMember(&metadata, "parent_commit_id", *head.parent_id);
-  JsonMember(&metadata, "slot", head.slot);
-  metadata.push_back('}');
-  rows.text(kObjectId).Append(head.id);
-  rows.text(kObjectType).Append(kCommitRow);
-  rows.text(kLocation).AppendNull();
-  rows.text(kMetadata).Append(metadata);
-  rows.text(kTableKey).AppendNull();
-  empty_columns({kStableTableId, kIncarnationId});
-  rows.u64(kTableVersion).Append(head.manifest_version);
-  rows.SetText(kTableBranch, head.graph_branch);
-  empty_columns({kRowCount, kSchemaSource, kSchemaIr});
+  AppendCommitRow(rows, kCommitRow, state.head, &metadata);
 
   metadata.clear();
   JsonMember(&metadata, "schema_identity_domain", "omnigraph");
@@ -188,6 +217,23 @@ Result<RecordBatchPtr> EncodeGraphState(const GraphState& state) {
   empty_columns({kTableKey, kStableTableId, kIncarnationId, kTableVersion, kTableBranch, kRowCount});
   rows.text(kSchemaSource).Append(state.schema.source);
   rows.text(kSchemaIr).Append(state.schema.ir);
+
+  for (const CommitRecord& settled : state.settled) AppendCommitRow(rows, kSettledRow, settled, &metadata);
+  if (!state.history_segments.empty()) {
+    std::string segments = "[";
+    for (const std::string& id : state.history_segments) {
+      if (segments.size() > 1) segments.push_back(',');
+      AppendJsonString(&segments, id);
+    }
+    segments.push_back(']');
+    metadata = "{\"segments\":" + segments + "}";
+    rows.text(kObjectId).Append(kHistoryRow);
+    rows.text(kObjectType).Append(kHistoryRow);
+    rows.text(kLocation).AppendNull();
+    rows.text(kMetadata).Append(metadata);
+    empty_columns({kTableKey, kStableTableId, kIncarnationId, kTableVersion, kTableBranch, kRowCount, kSchemaSource,
+                   kSchemaIr});
+  }
 
   std::vector<ArrayPtr> columns;
   for (auto& b : rows.builders) columns.push_back(b->Finish());
@@ -249,19 +295,19 @@ Result<GraphState> DecodeGraphState(const RecordBatch& rows, std::string_view wh
     } else if (type == kCommitRow) {
       if (have_head) return CorruptData(fmt::format("{}: more than one head graph_commit row", where));
       have_head = true;
-      CommitRecord& head = state.head;
-      head.id = object_id;
-      head.parent_id = OptionalString(metadata, "parent_commit_id");
-      head.merged_parent_id = OptionalString(metadata, "merged_parent_commit_id");
-      head.actor_id = OptionalString(metadata, "actor_id");
-      head.created_at_us = metadata.value("created_at", int64_t{0});
-      head.generation = metadata.value("generation", uint64_t{0});
-      head.block = metadata.value("block", "");
-      head.slot = metadata.value("slot", uint32_t{0});
-      OG_ASSIGN_OR_RETURN(head.manifest_version,
-                          RequireU64(*rows.column(kTableVersion), r, "table_version", where, object_id));
-      if (!rows.column(kTableBranch)->IsNull(r)) head.graph_branch = std::string(rows.column(kTableBranch)->GetView(r));
-      state.branch_identity = metadata.value("branch_identity", std::string(kMainBranch));
+      OG_ASSIGN_OR_RETURN(state.head, DecodeCommitRow(rows, r, metadata, std::move(object_id), where));
+    } else if (type == kSettledRow) {
+      OG_ASSIGN_OR_RETURN(CommitRecord settled, DecodeCommitRow(rows, r, metadata, std::move(object_id), where));
+      state.settled.push_back(std::move(settled));
+    } else if (type == kHistoryRow) {
+      auto segments = metadata.find("segments");
+      if (segments == metadata.end() || !segments->is_array()) {
+        return CorruptData(fmt::format("{}: history row lacks its segment list", where));
+      }
+      for (const json& id : *segments) {
+        if (!id.is_string()) return CorruptData(fmt::format("{}: history row names a segment that is not text", where));
+        state.history_segments.push_back(id.get<std::string>());
+      }
     } else if (type == kContractRow) {
       have_contract = true;
       if (rows.column(kSchemaSource)->IsNull(r) || rows.column(kSchemaIr)->IsNull(r)) {
@@ -276,7 +322,12 @@ Result<GraphState> DecodeGraphState(const RecordBatch& rows, std::string_view wh
   }
   if (!have_head) return CorruptData(fmt::format("{}: no head graph_commit row", where));
   if (!have_contract) return CorruptData(fmt::format("{}: no schema_contract row", where));
+  // The buffer is written oldest first; order by generation in case a
+  // writer appended imported records out of order.
+  std::stable_sort(state.settled.begin(), state.settled.end(),
+                   [](const CommitRecord& a, const CommitRecord& b) { return a.generation < b.generation; });
   state.branch = state.head.graph_branch.value_or(std::string(kMainBranch));
+  state.branch_identity = std::string(state.head.NativeRef());
   state.manifest_version = state.head.manifest_version;
   return state;
 }

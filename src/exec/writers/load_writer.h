@@ -1,0 +1,40 @@
+// The load writer (spec/surface.md §4; spec/engine.md §5.2 "Load"):
+// strict NDJSON, validated completely, then one atomic commit (also for
+// empty input).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "exec/catalog_cache.h"
+#include "exec/loader.h"
+#include "graph/graph_store.h"
+
+namespace omnigraph::exec {
+
+struct LoadRequest {
+  std::string_view data;       // the file's bytes
+  std::string_view file_name;  // names the input in errors ("data.jsonl:7: …")
+  LoadMode mode = LoadMode::kMerge;
+  std::string branch = "main";
+  std::optional<std::string> actor_id;
+  LoadProgress progress;
+};
+
+struct LoadOutcome {
+  std::map<std::string, uint64_t> node_records;  // input records per type
+  std::map<std::string, uint64_t> edge_records;
+  uint64_t total_records = 0;
+  graph::CommitRecord commit;
+};
+
+// Loads. Append and merge re-prepare when another writer published first;
+// overwrite reports it. Errors: those of PlanLoad, KeyConflict,
+// ResourceLimitExceeded, ReadSetChanged, NotFound (kind branch_not_found),
+// storage errors.
+Result<LoadOutcome> RunLoad(graph::GraphStore& graph, CatalogCache& catalogs, const LoadRequest& request);
+
+}  // namespace omnigraph::exec

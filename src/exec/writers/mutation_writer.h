@@ -1,0 +1,50 @@
+// The mutation writer (spec/surface.md §3; spec/engine.md §5.2 "Mutation";
+// spec/branches.md BR-8): capture, plan against the captured snapshot,
+// validate, stage one transaction per touched table, and publish one commit
+// through the door, or none when nothing changed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "exec/catalog_cache.h"
+#include "graph/graph_store.h"
+
+namespace omnigraph::exec {
+
+struct MutationRequest {
+  std::string_view source;       // .gq text
+  std::string_view source_file;  // names the source in errors
+  std::string name;              // the mutation (the only query when empty)
+  std::string_view params_json;  // a JSON object
+  std::string branch = "main";
+  // BR-8: publish only while the branch's effective head is exactly this id.
+  std::optional<std::string> if_commit;
+  std::optional<std::string> actor_id;
+  int64_t now_ms = 0;  // now(), taken once per request
+};
+
+struct MutationOutcome {
+  std::string branch;
+  std::string query_name;
+  uint64_t affected_nodes = 0;
+  uint64_t affected_edges = 0;
+  std::optional<graph::CommitRecord> commit;  // nullopt when nothing changed
+};
+
+// Runs the mutation. Insert-only mutations without a precondition
+// re-prepare when another writer published first; others report it.
+// Errors: InvalidArgument (a read query; compile and parameter errors;
+// constraint violations; an `hb1.` precondition that does not parse),
+// KeyConflict, ResourceLimitExceeded, ReadSetChanged, PreconditionFailed
+// (details branch, expected, actual: BR-8, never retried, precedence over
+// ReadSetChanged), NotFound (kind branch_not_found), storage errors.
+Result<MutationOutcome> RunMutation(graph::GraphStore& graph, CatalogCache& catalogs, const MutationRequest& request);
+
+// PreconditionFailed for `--if-commit expected` on `branch` whose head is
+// `actual` (BR-8 message and details).
+Status HeadIsNot(const std::string& branch, const std::string& expected, const std::optional<std::string>& actual);
+
+}  // namespace omnigraph::exec

@@ -1,0 +1,158 @@
+#include "exec/writers/table_adapter.h"
+
+#include <unordered_set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "graph/write/door.h"
+#include "io/unpublished_objects.h"
+
+namespace omnigraph::exec {
+namespace {
+
+// Whether two rows of `batches` share an id (the merge then decides which
+// wins, so it cannot become an append).
+bool HasDuplicateIds(const std::vector<RecordBatchPtr>& batches) {
+  std::unordered_set<std::string_view> seen;
+  for (const RecordBatchPtr& b : batches) {
+    const Array& ids = *b->GetColumn("id");
+    for (int64_t r = 0; r < ids.length(); ++r) {
+      if (!seen.insert(ids.GetView(r)).second) return true;
+    }
+  }
+  return false;
+}
+
+bool IsKeyedWrite(const TableChange& change) {
+  return change.kind == TableChange::Kind::kUpsert || change.kind == TableChange::Kind::kStrictInsert;
+}
+
+Status KeyConflictIn(const graph::TableEntry& entry, const Status& cause) {
+  const std::string& id = cause.details().at("key");
+  return Status(ErrorCode::kKeyConflict,
+                fmt::format("{} type '{}' already has this id: '{}'", entry.is_node() ? "node" : "edge",
+                            entry.type_name(), id),
+                {{"entity_kind", entry.is_node() ? "node" : "edge"},
+                 {"type_name", entry.type_name()},
+                 {"entity_id", id}});
+}
+
+Result<graph::StagedOnPin> StageKeyed(const graph::WriteTxn& txn, const graph::TableEntry& entry,
+                                      const table::Dataset& base, const TableChange& change,
+                                      const table::StageOptions& options) {
+  // When the pinned rows hold none of the ids (the common insert), the
+  // keyed merge is exactly an append: stage that and skip the table
+  // store's scan of every key in the table.
+  OG_ASSIGN_OR_RETURN(graph::TableDataPtr committed, txn.base().CachedRows(entry));
+  bool all_new = true;
+  for (const RecordBatchPtr& b : change.rows) {
+    const Array& ids = *b->GetColumn("id");
+    for (int64_t r = 0; all_new && r < ids.length(); ++r) all_new = committed->RowOf(ids.GetView(r)) < 0;
+  }
+  if (all_new && !HasDuplicateIds(change.rows)) {
+    OG_ASSIGN_OR_RETURN(table::StagedTransaction append, table::StageAppend(base, change.rows, options));
+    return graph::StagedOnPin{change.table_key, std::move(append), change.rows};
+  }
+  table::MergeInsertOptions merge;
+  merge.key_column = "id";
+  merge.mode = change.kind == TableChange::Kind::kUpsert ? table::MergeInsertMode::kUpsert
+                                                         : table::MergeInsertMode::kStrictInsert;
+  auto transaction = table::StageMergeInsert(base, change.rows, merge, options);
+  if (!transaction.ok() && transaction.status().code() == ErrorCode::kKeyConflict) {
+    return KeyConflictIn(entry, transaction.status());
+  }
+  OG_RETURN_IF_ERROR(transaction.status());
+  return graph::StagedOnPin{change.table_key, std::move(transaction).value(), {}};
+}
+
+Result<graph::StagedOnPin> StageDelete(const graph::WriteTxn& txn, const graph::TableEntry& entry,
+                                       const table::Dataset& base, const TableChange& change,
+                                       table::StageOptions options) {
+  graph::GraphStore& graph = txn.base().graph();
+  UnpublishedObjects side_file(graph.store().get());
+  nlohmann::json ids = change.delete_ids;
+  std::string text = ids.dump();
+  if (text.size() <= graph::kDeletedIdsInlineBytes) {
+    options.properties[std::string(graph::kDeletedIds)] = std::move(text);
+  } else {
+    // Large id sets live in a side file written before the commit.
+    std::string path = graph::layout::DeletedIdsFile(entry.location, options.transaction_uuid);
+    OG_RETURN_IF_ERROR(graph.store()->Put(graph.Key(path), text));
+    side_file.keys()->push_back(graph.Key(path));
+    options.properties[std::string(graph::kDeletedIdsPath)] = path;
+  }
+  std::vector<Scalar> keys;
+  keys.reserve(change.delete_ids.size());
+  for (const std::string& id : change.delete_ids) keys.push_back(Scalar::String(id));
+  OG_ASSIGN_OR_RETURN(table::StagedTransaction deletion, table::StageDeleteIds(base, "id", keys, options));
+  std::vector<std::string> kept = side_file.Keep();
+  deletion.written_files.insert(deletion.written_files.end(), kept.begin(), kept.end());
+  return graph::StagedOnPin{change.table_key, std::move(deletion), {}};
+}
+
+}  // namespace
+
+Status CheckKeyedWriteBudgets(const std::vector<TableChange>& changes) {
+  uint64_t total_bytes = 0;
+  for (const TableChange& change : changes) {
+    if (!IsKeyedWrite(change)) continue;
+    uint64_t rows = 0, bytes = 0;
+    for (const RecordBatchPtr& b : change.rows) {
+      rows += static_cast<uint64_t>(b->num_rows());
+      for (int c = 0; c < b->num_columns(); ++c) bytes += static_cast<uint64_t>(b->column(c)->MemoryBytes());
+    }
+    if (rows > kKeyedWriteMaxRows) {
+      return ResourceLimitExceeded(fmt::format("keyed entities for {}", change.table_key), kKeyedWriteMaxRows, rows);
+    }
+    if (bytes > kKeyedWriteMaxBytes) {
+      return ResourceLimitExceeded(fmt::format("keyed parsed entity bytes for {}", change.table_key),
+                                   kKeyedWriteMaxBytes, bytes);
+    }
+    total_bytes += bytes;
+  }
+  if (total_bytes > kKeyedWriteMaxBytes) {
+    return ResourceLimitExceeded("keyed parsed entity bytes across tables", kKeyedWriteMaxBytes, total_bytes);
+  }
+  return Status::OK();
+}
+
+Result<graph::StagedOnPin> StageChange(const graph::WriteTxn& txn, const TableChange& change) {
+  const graph::TableEntry* entry = txn.state().FindTable(change.table_key);
+  if (entry == nullptr) return InvalidArgument(fmt::format("unknown table '{}'", change.table_key));
+  OG_ASSIGN_OR_RETURN(table::Dataset base, txn.base().OpenDataset(*entry));
+  table::StageOptions options = graph::DetachedStageOptions(txn);
+  switch (change.kind) {
+    case TableChange::Kind::kUpsert:
+    case TableChange::Kind::kStrictInsert:
+      return StageKeyed(txn, *entry, base, change, options);
+    case TableChange::Kind::kOverwrite: {
+      OG_ASSIGN_OR_RETURN(table::StagedTransaction overwrite,
+                          table::StageOverwrite(base, change.rows, std::nullopt, options));
+      return graph::StagedOnPin{change.table_key, std::move(overwrite), {}};
+    }
+    case TableChange::Kind::kDeleteIds:
+      return StageDelete(txn, *entry, base, change, options);
+  }
+  return Internal("unknown table change kind");
+}
+
+}  // namespace omnigraph::exec
+
+namespace omnigraph::exec {
+
+Result<std::vector<graph::Effect>> StageChanges(const graph::WriteTxn& txn, const std::vector<TableChange>& changes) {
+  OG_RETURN_IF_ERROR(CheckKeyedWriteBudgets(changes));
+  UnpublishedObjects staged_files(txn.base().graph().store().get());
+  std::vector<graph::Effect> effects;
+  for (const TableChange& change : changes) {
+    OG_ASSIGN_OR_RETURN(graph::StagedOnPin staged, StageChange(txn, change));
+    staged_files.keys()->insert(staged_files.keys()->end(), staged.transaction.written_files.begin(),
+                                staged.transaction.written_files.end());
+    effects.push_back(std::move(staged));
+  }
+  staged_files.Keep();  // the door owns them now
+  return effects;
+}
+
+}  // namespace omnigraph::exec

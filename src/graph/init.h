@@ -1,0 +1,33 @@
+// Creating a graph (spec/engine.md §1.8 init): claim the root with
+// `__init_claim.json`, create every table at version 1, then `__manifest`
+// in one Create holding all table rows, the schema contract and the
+// parentless genesis commit (a ULID).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "columnar/record_batch.h"
+#include "graph/graph_store.h"
+
+namespace omnigraph::graph {
+
+struct TableSpec {
+  std::string table_key;  // "node:Person"
+  uint64_t stable_id = 0;
+  Schema schema;          // physical columns (field ids assigned by Create)
+};
+
+// Creates a graph at `root`. A claim whose owner died (an init killed or
+// crashed before publishing) is taken over; a failed init releases its
+// claim and removes the tables it created.
+// Errors: AlreadyExists (detail kind already_initialized when a __manifest
+// version exists, initialization_claimed when a live init holds the claim),
+// IoError (detail kind initialization_indeterminate when __manifest v1 may
+// or may not survive a power cut).
+Result<std::shared_ptr<GraphStore>> InitGraph(ObjectStorePtr store, std::string root, SchemaContract contract,
+                                              const std::vector<TableSpec>& tables);
+
+}  // namespace omnigraph::graph

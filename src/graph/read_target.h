@@ -1,0 +1,26 @@
+// Resolving what a read names (spec/branches.md BR-6.2, BR-7): a commit id
+// to its record, and a commit to the snapshot it heads.
+#pragma once
+
+#include <string_view>
+
+#include "graph/graph_store.h"
+
+namespace omnigraph::graph {
+
+// The commit `id` (an exact id, or an intent nonce an hb1 id wraps), looked
+// up in `first_branch`'s reachable set, then in every live branch's.
+// Errors: InvalidArgument "invalid canonical history-block commit id …" for
+// an `hb1.` string that does not parse; NotFound "commit '<id>' not found";
+// NotFound (branch_not_found) when `first_branch` is not live; history and
+// storage errors.
+Result<CommitRecord> FindCommit(GraphStore& graph, std::string_view id, std::string_view first_branch = kMainBranch);
+
+// The snapshot `commit` heads: version `commit.manifest_version` of the
+// incarnation that published it, live or deleted. Errors: HistoryGap (410,
+// detail graph_commit_ids) when that version can no longer be read;
+// InvalidArgument "commit '<id>' has no persisted native-branch incarnation
+// witness at the reopened snapshot; …" when the version holds another head.
+Result<Snapshot> SnapshotOfCommit(GraphStore& graph, const CommitRecord& commit);
+
+}  // namespace omnigraph::graph

@@ -1,0 +1,144 @@
+#include "graph/table_cache.h"
+
+#include <fmt/format.h>
+
+#include "table/scanner.h"
+
+namespace omnigraph::graph {
+namespace {
+
+// The entry of `cache` least recently used among those `select` accepts
+// (cache.end() when none is): caches hold a few entries per table, so a
+// scan is cheap.
+template <typename Cache, typename Select>
+typename Cache::iterator LeastRecentlyUsed(Cache& cache, typename Cache::iterator first, Select select) {
+  auto oldest = cache.end();
+  for (auto it = first; it != cache.end() && select(it); ++it) {
+    if (oldest == cache.end() || it->second.last_use < oldest->second.last_use) oldest = it;
+  }
+  return oldest;
+}
+
+// The least recently used version of `location` in `cache` when it holds
+// more than kCachedVersionsPerTable of them, else cache.end().
+template <typename Cache>
+typename Cache::iterator SurplusVersion(Cache& cache, const std::string& location) {
+  auto first = cache.lower_bound(std::make_pair(location, uint64_t{0}));
+  size_t versions = 0;
+  for (auto it = first; it != cache.end() && it->first.first == location; ++it) ++versions;
+  if (versions <= kCachedVersionsPerTable) return cache.end();
+  return LeastRecentlyUsed(cache, first, [&](auto it) { return it->first.first == location; });
+}
+
+}  // namespace
+
+Status PinnedVersionGone(const TableEntry& table, const Status& cause) {
+  return Status(ErrorCode::kVersionReclaimed,
+                fmt::format("{} version {} (published version {}) is gone: reclaimed by a cleanup, or removed from the "
+                            "store ({})",
+                            table.table_key, table.pin.LanceVersion(), table.pin.published_version, cause.message()),
+                {{"published_dataset_version", std::to_string(table.pin.published_version)}});
+}
+
+TableCache::Key TableCache::KeyOf(const TableEntry& table) const {
+  return std::make_pair(JoinPath(root_, table.location), table.pin.LanceVersion());
+}
+
+void TableCache::CacheDataset(const Key& key, const table::Dataset& dataset) {
+  if (!datasets_.emplace(key, CachedDataset{dataset, ++clock_}).second) return;
+  if (auto surplus = SurplusVersion(datasets_, key.first); surplus != datasets_.end()) datasets_.erase(surplus);
+  if (datasets_.size() > kCachedDatasets) {
+    datasets_.erase(LeastRecentlyUsed(datasets_, datasets_.begin(), [](auto) { return true; }));
+  }
+}
+
+TableCache::Counts TableCache::counts() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return Counts{datasets_.size(), data_.size(), data_bytes_};
+}
+
+void TableCache::RememberOpened(const TableEntry& table, const table::Dataset& committed) {
+  Key key = KeyOf(table);
+  std::lock_guard<std::mutex> lock(mutex_);
+  CacheDataset(key, committed);
+}
+
+Result<table::Dataset> TableCache::OpenDataset(const TableEntry& table) {
+  Key key = KeyOf(table);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = datasets_.find(key); it != datasets_.end()) {
+      it->second.last_use = ++clock_;
+      return it->second.dataset;
+    }
+  }
+  auto opened = table::Dataset::Open(store_, key.first, table::VersionRef::Version(key.second));
+  if (!opened.ok()) {
+    if (opened.status().code() == ErrorCode::kNotFound && table.pin.staged_version) {
+      return PinnedVersionGone(table, opened.status());
+    }
+    return opened.status();
+  }
+  // The opened manifest must be the pinned transaction, not a look-alike.
+  if (!table.pin.transaction_uuid.empty()) {
+    auto txn = opened->ReadTransaction();
+    if (!txn.ok() || txn->uuid != table.pin.transaction_uuid) {
+      return CorruptData(fmt::format("{}: version {} is not the pinned transaction {}", opened->manifest_path(),
+                                     key.second, table.pin.transaction_uuid));
+    }
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  CacheDataset(key, *opened);
+  return *opened;
+}
+
+Result<TableDataPtr> TableCache::CachedRows(const TableEntry& table) {
+  Key key = KeyOf(table);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = data_.find(key); it != data_.end()) {
+      it->second.last_use = ++clock_;
+      return it->second.data;
+    }
+  }
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, ReadAllRows(table));
+  if (!rows->GetColumn("id")) return CorruptData(fmt::format("table '{}' has no id column", table.table_key));
+  return CacheTableData(key, std::make_shared<const TableData>(std::move(rows)));
+}
+
+Result<RecordBatchPtr> TableCache::ReadAllRows(const TableEntry& table) {
+  OG_ASSIGN_OR_RETURN(table::Dataset dataset, OpenDataset(table));
+  auto read = dataset.ToBatch({});
+  if (!read.ok() && read.status().code() == ErrorCode::kNotFound) return PinnedVersionGone(table, read.status());
+  return read;
+}
+
+void TableCache::RememberAppend(const TableEntry& before, const TableEntry& after,
+                                const std::vector<RecordBatchPtr>& appended) {
+  TableDataPtr base;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = data_.find(KeyOf(before));
+    if (it == data_.end()) return;
+    base = it->second.data;
+  }
+  if (TableDataPtr derived = TableData::Append(base, appended)) CacheTableData(KeyOf(after), std::move(derived));
+}
+
+TableDataPtr TableCache::CacheTableData(const Key& key, TableDataPtr data) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = data_.find(key); it != data_.end()) return it->second.data;  // lost a load race
+  data_bytes_ += data->MemoryBytes();
+  data_[key] = CachedData{data, ++clock_};
+  auto evict = [&](auto it) {
+    data_bytes_ -= it->second.data->MemoryBytes();
+    data_.erase(it);
+  };
+  if (auto surplus = SurplusVersion(data_, key.first); surplus != data_.end()) evict(surplus);
+  while (data_bytes_ > kTableDataCacheBytes && data_.size() > 1) {
+    evict(LeastRecentlyUsed(data_, data_.begin(), [](auto) { return true; }));
+  }
+  return data;
+}
+
+}  // namespace omnigraph::graph

@@ -1,0 +1,193 @@
+#include "graph/write/publisher.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "graph/history/commit_id.h"
+#include "graph/history/history_segments.h"
+#include "io/unpublished_objects.h"
+#include "table/commit.h"
+#include "table/staging.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
+
+namespace omnigraph::graph {
+namespace {
+
+// Applies the table effects of `p` to `next` (a copy of the captured
+// state), checking each against the captured registration.
+Status ApplyTableEffects(const Publication& p, GraphState* next) {
+  for (const TableEntry& entry : p.registrations) {
+    if (next->tables.count(entry.table_key)) {
+      return Status(ErrorCode::kConflict,
+                    fmt::format("cannot register table '{}': the name is taken on branch '{}'", entry.table_key,
+                                p.ref.branch),
+                    {{"kind", "manifest_conflict"}});
+    }
+    next->tables.emplace(entry.table_key, entry);
+  }
+  for (const TableUpdate& update : p.updates) {
+    auto it = next->tables.find(update.table_key);
+    std::string member = fmt::format("dataset_binding:{}", update.identity.ObjectId());
+    if (it == next->tables.end() || !(it->second.identity == update.identity)) {
+      return ReadSetChanged(member, update.table_key,
+                            it == next->tables.end() ? "absent" : it->second.identity.ObjectId());
+    }
+    if (it->second.pin.published_version != update.expected_published_version) {
+      return ReadSetChanged(member, std::to_string(update.expected_published_version),
+                            std::to_string(it->second.pin.published_version));
+    }
+    TablePin pin = update.new_pin;
+    uint64_t next_version = update.expected_published_version + 1;
+    pin.published_version = update.pointer_switch ? std::max(pin.published_version, next_version) : next_version;
+    // Copied forward: the highest linear version any pin of the table reached.
+    pin.last_linear_version = std::max(it->second.pin.last_linear_version, pin.last_linear_version);
+    it->second.pin = std::move(pin);
+  }
+  for (const RetireTable& retired : p.retirements) {
+    auto it = next->tables.find(retired.table_key);
+    if (it == next->tables.end() || !(it->second.identity == retired.identity)) {
+      return ReadSetChanged(fmt::format("dataset_binding:{}", retired.identity.ObjectId()), retired.table_key,
+                            it == next->tables.end() ? "absent" : it->second.identity.ObjectId());
+    }
+    next->tables.erase(it);
+  }
+  if (p.schema) next->schema = *p.schema;
+  return Status::OK();
+}
+
+// The new head commit of `p` on top of `parent`.
+CommitRecord NewHead(const Publication& p, const CommitRecord& parent) {
+  CommitRecord head;
+  CommitAddress address = NextCommitAddress(parent, p.ref.name, p.intent_nonce);
+  head.block = address.block;
+  head.slot = address.slot;
+  head.id = MakeCommitId(head.block, head.slot, p.intent_nonce);
+  head.parent_id = parent.id;
+  head.generation = parent.generation + 1;
+  if (p.merged) {
+    head.merged_parent_id = p.merged->source_head.id;
+    head.generation = std::max(parent.generation, p.merged->source_head.generation) + 1;
+  }
+  head.actor_id = p.actor_id;
+  head.created_at_us = p.created_at_us;
+  if (!p.ref.is_main()) {
+    head.graph_branch = p.ref.branch;
+    head.native_branch = p.ref.name;
+  }
+  return head;
+}
+
+// The conditional commit of `staged` as __manifest M+1 holding `next`, and
+// the resolution of its outcome.
+Result<Published> CommitPublication(GraphStore& graph, const Publication& p, const table::StagedTransaction& staged,
+                                    const table::CommitOptions& options, std::shared_ptr<const GraphState> next) {
+  const CommitRecord& head = next->head;
+  OG_FAILPOINT(failpoint::kGraphBeforeCas);
+  auto committed = table::CommitLinear(staged, options);
+  Status failed = committed.ok() ? failpoint::Hit(failpoint::kGraphAfterCas) : committed.status();
+  if (failed.ok()) {
+    graph.manifests().Remember(p.ref, next->manifest_version,
+                               std::make_shared<const ManifestVersion>(ManifestVersion{std::move(*committed), next}));
+    return Published{next, head};
+  }
+  if (failed.code() == ErrorCode::kCommitConflict) {
+    return ReadSetChanged(fmt::format("graph_head:{}", p.ref.branch), p.expected_head,
+                          fmt::format("another commit at manifest version {}", head.manifest_version));
+  }
+  // M+1 is visible but its directory entry may not survive a power cut:
+  // never acknowledged, and not undone either (readers may have seen it).
+  if (auto d = failed.details().find(std::string(kDurabilityDetail));
+      d != failed.details().end() && d->second == "unconfirmed") {
+    return failed.WithDetail("outcome", "indeterminate").WithDetail("commit", head.id);
+  }
+  // A lost acknowledgement: the put-if-absent of M+1 may have landed before
+  // the error. Resolve it against the exact attempted version: it holds this
+  // commit (published), is absent or holds another commit (not published),
+  // or cannot be read (indeterminate).
+  auto landed = graph.manifests().At(p.ref, head.manifest_version);
+  if (landed.ok() && (*landed)->state->head.id == head.id) return Published{(*landed)->state, head};
+  if (!landed.ok() && landed.status().code() != ErrorCode::kNotFound) {
+    return failed.WithDetail("outcome", "indeterminate").WithDetail("commit", head.id);
+  }
+  return failed;
+}
+
+}  // namespace
+
+Status ReadSetChanged(std::string member, std::string expected, std::string actual) {
+  return Status(ErrorCode::kReadSetChanged,
+                fmt::format("read set changed: {} was '{}' when the write was prepared and is now '{}'", member,
+                            expected, actual),
+                {{"member", member}, {"expected", expected}, {"actual", actual}});
+}
+
+bool PublicationMayHaveLanded(const Status& failure) {
+  const auto& details = failure.details();
+  auto outcome = details.find("outcome");
+  return (outcome != details.end() && outcome->second == "indeterminate") ||
+         details.count(std::string(kDurabilityDetail)) > 0;
+}
+
+Result<Published> Publish(GraphStore& graph, const Publication& p) {
+  // The captured version M is the base. Whether M is still the latest is
+  // decided by the put-if-absent of M+1 below, the only check that holds
+  // across processes; re-reading the latest version first would only add a
+  // store call. A deleted branch's tree stays, so liveness is checked on
+  // the ref's record.
+  OG_RETURN_IF_ERROR(graph.manifests().CheckLive(p.ref));
+  OG_ASSIGN_OR_RETURN(ManifestVersionPtr base, graph.manifests().At(p.ref, p.expected_manifest_version));
+  const GraphState& current = *base->state;
+  if (current.head.id != p.expected_head) {
+    return ReadSetChanged(fmt::format("graph_head:{}", p.ref.branch), p.expected_head, current.head.id);
+  }
+
+  auto next = std::make_shared<GraphState>(current);
+  OG_RETURN_IF_ERROR(ApplyTableEffects(p, next.get()));
+  next->head = NewHead(p, current.head);
+  next->head.manifest_version = current.manifest_version + 1;
+  next->manifest_version = next->head.manifest_version;
+  static const std::vector<CommitRecord> kNoRecords;
+  static const std::vector<std::string> kNoSegments;
+  OG_ASSIGN_OR_RETURN(SettledHistory history,
+                      SettleHistory(graph.history(), current, current.head, p.merged ? p.merged->imported : kNoRecords,
+                                    p.merged ? p.merged->imported_segments : kNoSegments));
+  next->settled = std::move(history.settled);
+  next->history_segments = std::move(history.segments);
+
+  std::vector<std::string> written;  // this publication's own objects
+  table::CommitOptions options;
+  options.sync_with = p.sync_with;
+  if (history.new_segment) {
+    std::vector<std::string> segment_keys;
+    OG_RETURN_IF_ERROR(graph.history().Write(*history.new_segment, &segment_keys));
+    written.insert(written.end(), segment_keys.begin(), segment_keys.end());
+    options.sync_with.insert(options.sync_with.end(), segment_keys.begin(), segment_keys.end());
+  }
+  auto encoded = EncodeGraphState(*next);
+  if (!encoded.ok()) {
+    DeleteUnpublished(graph.store().get(), written);
+    return encoded.status();
+  }
+  auto staged = table::StageOverwrite(base->dataset, {*encoded});
+  if (!staged.ok()) {
+    DeleteUnpublished(graph.store().get(), written);
+    return staged.status();
+  }
+  written.insert(written.end(), staged->written_files.begin(), staged->written_files.end());
+  // Only this engine writes __manifest and it never resolves conflicts by
+  // rebasing, so nothing reads a transaction file there: the transaction
+  // inline in the manifest suffices, saving a file and its sync barrier.
+  options.write_transaction_file = false;
+  // Nothing happens after the CAS, not even the optional version hint.
+  options.write_version_hint = false;
+  Result<Published> published = CommitPublication(graph, p, *staged, options, next);
+  if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
+    DeleteUnpublished(graph.store().get(), written);
+  }
+  if (published.ok() && history.new_segment) graph.history().Remember(std::move(history.new_segment));
+  return published;
+}
+
+}  // namespace omnigraph::graph
