@@ -37,14 +37,14 @@ bool FloatEq(double a, double b) {
   return std::memcmp(&a, &b, sizeof(double)) == 0;
 }
 
-bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j);
-
 bool RangeEquals(const Array& a, int64_t a_start, const Array& b, int64_t b_start, int64_t count) {
   for (int64_t k = 0; k < count; ++k) {
     if (!ElementEquals(a, a_start + k, b, b_start + k)) return false;
   }
   return true;
 }
+
+}  // namespace
 
 bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
   if (a.IsNull(i) != b.IsNull(j)) return false;
@@ -77,8 +77,6 @@ bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
   }
   return false;
 }
-
-}  // namespace
 
 bool Array::Equals(const Array& other) const {
   if (!type_->Equals(*other.type_) || length_ != other.length_ || null_count_ != other.null_count_) return false;

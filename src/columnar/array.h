@@ -96,6 +96,11 @@ int64_t CountNulls(const uint8_t* validity, int64_t length);
 
 // A new array holding elements [start, start + length) of `array` (copies).
 ArrayPtr SliceArray(const Array& array, int64_t start, int64_t length);
+
+// Whether element i of `a` equals element j of `b` (arrays of one type):
+// null equals only null, values compare as Array::Equals does (floats
+// bitwise, all NaNs equal; lists and structs element by element).
+bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j);
 // A new array holding array[indices[0]], array[indices[1]], ... (copies).
 ArrayPtr TakeArray(const Array& array, const std::vector<int64_t>& indices);
 // Concatenates arrays of one type (copies). `type` is used for an empty list.

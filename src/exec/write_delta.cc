@@ -101,8 +101,11 @@ class EffectiveTable {
 
 class Validator {
  public:
-  Validator(const graph::Snapshot& snapshot, const Catalog& catalog, const WriteDelta& delta)
-      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), delta_(delta) {}
+  // `collect`: null to stop at the first violation (loads, mutations),
+  // else where to record every violation (merges).
+  Validator(const graph::Snapshot& snapshot, const Catalog& catalog, const WriteDelta& delta,
+            std::vector<Violation>* collect = nullptr)
+      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), delta_(delta), collect_(collect) {}
 
   Status Run() {
     for (const auto& [key, d] : delta_) {
@@ -125,6 +128,21 @@ class Validator {
   }
 
  private:
+  // A violation ends a first-violation validation; a collecting one
+  // records it and goes on.
+  Status Violated(Violation::Kind kind, Status st) {
+    if (collect_ == nullptr) return st;
+    const auto& details = st.details();
+    auto detail = [&](const char* name) -> std::optional<std::string> {
+      auto it = details.find(name);
+      return it == details.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    std::optional<std::string> entity = kind == Violation::Kind::kOrphanEdge && detail("edge_id") ? detail("edge_id")
+                                                                                                   : detail("entity_id");
+    collect_->push_back(Violation{kind, detail("table_key").value_or(""), std::move(entity), st.message()});
+    return Status::OK();
+  }
+
   const NodeType* NodeOf(const std::string& key) const {
     return key.rfind("node:", 0) == 0 ? catalog_.FindNode(key.substr(5)) : nullptr;
   }
@@ -157,10 +175,11 @@ class Validator {
         if (!std::binary_search(p.type.enum_values.begin(), p.type.enum_values.end(), v)) {
           std::string expected;
           for (const std::string& e : p.type.enum_values) expected += (expected.empty() ? "" : ", ") + e;
-          return AtRow(InvalidArgument(fmt::format("invalid enum value '{}' for {}.{} (expected: {})",
-                                                   ShortenForMessage(v), type_name,
-                                                   p.name, expected)),
-                       key, rows, r);
+          OG_RETURN_IF_ERROR(Violated(Violation::Kind::kValueConstraint,
+                                      AtRow(InvalidArgument(fmt::format("invalid enum value '{}' for {}.{} (expected: {})",
+                                                                        ShortenForMessage(v), type_name, p.name,
+                                                                        expected)),
+                                            key, rows, r)));
         }
       }
     }
@@ -188,20 +207,20 @@ class Validator {
       for (int64_t r = 0; r < rows.num_rows(); ++r) {
         if (column.IsNull(r)) continue;
         Scalar v = GetScalar(column, r);
+        std::optional<std::string> violation;
         if (std::isnan(v.AsDouble())) {
-          return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value NaN is outside the range",
-                                                   node.name, range.property)),
-                       key, rows, r);
+          violation = fmt::format("@range violation on {}.{}: value NaN is outside the range", node.name,
+                                  range.property);
+        } else if (range.min && *Scalar::Compare(v, bound_scalar(*range.min)) < 0) {
+          violation = fmt::format("@range violation on {}.{}: value {} < min {}", node.name, range.property,
+                                  value_text(v), range.min->ToString());
+        } else if (range.max && *Scalar::Compare(v, bound_scalar(*range.max)) > 0) {
+          violation = fmt::format("@range violation on {}.{}: value {} > max {}", node.name, range.property,
+                                  value_text(v), range.max->ToString());
         }
-        if (range.min && *Scalar::Compare(v, bound_scalar(*range.min)) < 0) {
-          return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} < min {}", node.name,
-                                                   range.property, value_text(v), range.min->ToString())),
-                       key, rows, r);
-        }
-        if (range.max && *Scalar::Compare(v, bound_scalar(*range.max)) > 0) {
-          return AtRow(InvalidArgument(fmt::format("@range violation on {}.{}: value {} > max {}", node.name,
-                                                   range.property, value_text(v), range.max->ToString())),
-                       key, rows, r);
+        if (violation) {
+          OG_RETURN_IF_ERROR(
+              Violated(Violation::Kind::kValueConstraint, AtRow(InvalidArgument(*violation), key, rows, r)));
         }
       }
     }
@@ -218,15 +237,20 @@ class Validator {
         if (!pattern_error.empty()) {
           // §1.4: an invalid regex surfaces when a value is validated; name
           // the first record that needed it.
-          return AtRow(InvalidArgument(fmt::format("@check on {}.{} has an invalid regex '{}': {}", node.name,
-                                                   check.property, check.pattern, pattern_error)),
-                       key, rows, r);
+          OG_RETURN_IF_ERROR(Violated(Violation::Kind::kValueConstraint,
+                                      AtRow(InvalidArgument(fmt::format("@check on {}.{} has an invalid regex '{}': {}",
+                                                                        node.name, check.property, check.pattern,
+                                                                        pattern_error)),
+                                            key, rows, r)));
+          break;  // one report per broken pattern
         }
         std::string_view v = column.GetView(r);
         if (!RE2::PartialMatch(re2::StringPiece(v.data(), v.size()), *pattern)) {
-          return AtRow(InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",
-                                                   node.name, check.property, ShortenForMessage(v), check.pattern)),
-                       key, rows, r);
+          OG_RETURN_IF_ERROR(Violated(
+              Violation::Kind::kValueConstraint,
+              AtRow(InvalidArgument(fmt::format("@check violation on {}.{}: value '{}' does not match pattern '{}'",
+                                                node.name, check.property, ShortenForMessage(v), check.pattern)),
+                    key, rows, r)));
         }
       }
     }
@@ -285,7 +309,10 @@ class Validator {
         auto value = TupleOf(columns, r);
         if (!value) continue;
         auto [it, inserted] = holder.emplace(std::move(value->key), std::string(id));
-        if (!inserted && it->second != id) return violation(value->display, it->second, std::string(id), !committed);
+        if (!inserted && it->second != id) {
+          OG_RETURN_IF_ERROR(Violated(Violation::Kind::kUnique,
+                                      violation(value->display, it->second, std::string(id), !committed)));
+        }
       }
       return Status::OK();
     };
@@ -298,11 +325,14 @@ class Validator {
     // A written edge points at its input row; a committed edge stranded by
     // this write is named by its id, since no input line holds it.
     auto at_row = [&](Status st, int64_t r) {
-      if (!committed) return AtRow(st, edge.TableKey(), rows, r);
+      std::string edge_id(rows.GetColumn("id")->GetView(r));
+      if (!committed) return AtRow(st, edge.TableKey(), rows, r).WithDetail("edge_id", edge_id);
       return Status(st.code(),
                     fmt::format("{} (kept by committed {} edge '{}')", st.message(), edge.name,
-                                ShortenForMessage(rows.GetColumn("id")->GetView(r))),
-                    st.details());
+                                ShortenForMessage(edge_id)),
+                    st.details())
+          .WithDetail("table_key", edge.TableKey())
+          .WithDetail("edge_id", edge_id);
     };
     OG_ASSIGN_OR_RETURN(const EffectiveTable* from, Table("node:" + edge.from_type));
     OG_ASSIGN_OR_RETURN(const EffectiveTable* to, Table("node:" + edge.to_type));
@@ -323,14 +353,11 @@ class Validator {
       const size_t k = static_cast<size_t>(r);
       if (src_found[k] && dst_found[k]) continue;
       if (committed && !self->CommittedSurvives(ids.GetView(r))) continue;
-      if (!src_found[k]) {
-        return at_row(InvalidArgument(fmt::format("src '{}' not found in {}", ShortenForMessage(src.GetView(r)),
-                                                  edge.from_type)),
-                      r);
-      }
-      return at_row(InvalidArgument(fmt::format("dst '{}' not found in {}", ShortenForMessage(dst.GetView(r)),
-                                                edge.to_type)),
-                    r);
+      Status orphan = !src_found[k] ? InvalidArgument(fmt::format("src '{}' not found in {}",
+                                                                  ShortenForMessage(src.GetView(r)), edge.from_type))
+                                    : InvalidArgument(fmt::format("dst '{}' not found in {}",
+                                                                  ShortenForMessage(dst.GetView(r)), edge.to_type));
+      OG_RETURN_IF_ERROR(Violated(Violation::Kind::kOrphanEdge, at_row(orphan, r)));
     }
     return Status::OK();
   }
@@ -423,29 +450,38 @@ class Validator {
         } else {
           continue;
         }
-        Status st = InvalidArgument(violation);
-        if (d.upserts) {
-          const Array& src = *d.upserts->GetColumn("src");
-          for (int64_t r = src.length() - 1; r >= 0; --r) {
-            if (src.GetView(r) == source) return AtRow(st, key, *d.upserts, r);
-          }
-          if (auto moved = removed_edge.find(source); moved != removed_edge.end()) {
-            const Array& ids = *d.upserts->GetColumn("id");
-            for (int64_t r = ids.length() - 1; r >= 0; --r) {
-              if (ids.GetView(r) == moved->second) return AtRow(st, key, *d.upserts, r);
-            }
-          }
-        }
-        return st;
+        OG_RETURN_IF_ERROR(Violated(Violation::Kind::kCardinality,
+                                    CardinalityAt(InvalidArgument(violation).WithDetail("table_key", key), key, d,
+                                                  source, removed_edge)));
       }
     }
     return Status::OK();
+  }
+
+  // A @card violation of `source`, naming the last written edge of the
+  // source (the loader turns it into that edge's input line), else the
+  // written edge that moved one of its edges elsewhere.
+  static Status CardinalityAt(Status st, const std::string& key, const TableDelta& d, const std::string& source,
+                              const std::unordered_map<std::string, std::string_view>& removed_edge) {
+    if (!d.upserts) return st;
+    const Array& src = *d.upserts->GetColumn("src");
+    for (int64_t r = src.length() - 1; r >= 0; --r) {
+      if (src.GetView(r) == source) return AtRow(st, key, *d.upserts, r);
+    }
+    if (auto moved = removed_edge.find(source); moved != removed_edge.end()) {
+      const Array& ids = *d.upserts->GetColumn("id");
+      for (int64_t r = ids.length() - 1; r >= 0; --r) {
+        if (ids.GetView(r) == moved->second) return AtRow(st, key, *d.upserts, r);
+      }
+    }
+    return st;
   }
 
   const graph::Snapshot& snapshot_;
   const GraphState& base_;
   const Catalog& catalog_;
   const WriteDelta& delta_;
+  std::vector<Violation>* collect_;
   std::map<std::string, EffectiveTable> tables_;
 };
 
@@ -453,6 +489,13 @@ class Validator {
 
 Status ValidateWrite(const graph::Snapshot& base, const Catalog& catalog, const WriteDelta& delta) {
   return Validator(base, catalog, delta).Run();
+}
+
+Result<std::vector<Violation>> CollectViolations(const graph::Snapshot& base, const Catalog& catalog,
+                                                 const WriteDelta& delta) {
+  std::vector<Violation> violations;
+  OG_RETURN_IF_ERROR(Validator(base, catalog, delta, &violations).Run());
+  return violations;
 }
 
 std::vector<TableChange> ToTableChanges(const WriteDelta& delta) {

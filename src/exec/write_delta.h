@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -46,6 +47,21 @@ using WriteDelta = std::map<std::string, TableDelta>;
 // A violation caused by a row of the delta names it in the details
 // (table_key, entity_id) so a loader can report the input line.
 Status ValidateWrite(const graph::Snapshot& base, const compiler::Catalog& catalog, const WriteDelta& delta);
+
+// One constraint violation of a write, as a validation that collects them
+// all reports it (a merge reports every conflict at once, BR-9.7).
+struct Violation {
+  enum class Kind { kValueConstraint, kUnique, kOrphanEdge, kCardinality };
+  Kind kind = Kind::kValueConstraint;
+  std::string table_key;                 // the table the violating row belongs to
+  std::optional<std::string> entity_id;  // the row at fault (an orphan edge: the edge)
+  std::string message;                   // the same text ValidateWrite reports
+};
+
+// Every violation ValidateWrite would stop at the first of, in the order it
+// checks them. Errors: only storage errors reading the snapshot's tables.
+Result<std::vector<Violation>> CollectViolations(const graph::Snapshot& base, const compiler::Catalog& catalog,
+                                                 const WriteDelta& delta);
 
 // One TableChange per table in the delta (overwrite, upsert / strict insert,
 // or delete).

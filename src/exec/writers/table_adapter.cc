@@ -38,60 +38,62 @@ Status KeyConflictIn(const graph::TableEntry& entry, const Status& cause) {
                  {"entity_id", id}});
 }
 
-Result<graph::StagedOnPin> StageKeyed(const graph::WriteTxn& txn, const graph::TableEntry& entry,
-                                      const table::Dataset& base, const TableChange& change,
-                                      const table::StageOptions& options) {
-  // When the pinned rows hold none of the ids (the common insert), the
-  // keyed merge is exactly an append: stage that and skip the table
-  // store's scan of every key in the table.
-  OG_ASSIGN_OR_RETURN(graph::TableDataPtr committed, txn.base().CachedRows(entry));
-  bool all_new = true;
+// Whether every id of `change` is new to `committed` and unique in the
+// change: the keyed write is then exactly an append.
+bool OnlyNewIds(const graph::TableData& committed, const TableChange& change) {
   for (const RecordBatchPtr& b : change.rows) {
     const Array& ids = *b->GetColumn("id");
-    for (int64_t r = 0; all_new && r < ids.length(); ++r) all_new = committed->RowOf(ids.GetView(r)) < 0;
+    for (int64_t r = 0; r < ids.length(); ++r) {
+      if (committed.RowOf(ids.GetView(r)) >= 0) return false;
+    }
   }
-  if (all_new && !HasDuplicateIds(change.rows)) {
-    OG_ASSIGN_OR_RETURN(table::StagedTransaction append, table::StageAppend(base, change.rows, options));
-    return graph::StagedOnPin{change.table_key, std::move(append), change.rows};
-  }
-  table::MergeInsertOptions merge;
-  merge.key_column = "id";
-  merge.mode = change.kind == TableChange::Kind::kUpsert ? table::MergeInsertMode::kUpsert
-                                                         : table::MergeInsertMode::kStrictInsert;
-  auto transaction = table::StageMergeInsert(base, change.rows, merge, options);
-  if (!transaction.ok() && transaction.status().code() == ErrorCode::kKeyConflict) {
-    return KeyConflictIn(entry, transaction.status());
-  }
-  OG_RETURN_IF_ERROR(transaction.status());
-  return graph::StagedOnPin{change.table_key, std::move(transaction).value(), {}};
-}
-
-Result<graph::StagedOnPin> StageDelete(const graph::WriteTxn& txn, const graph::TableEntry& entry,
-                                       const table::Dataset& base, const TableChange& change,
-                                       table::StageOptions options) {
-  graph::GraphStore& graph = txn.base().graph();
-  UnpublishedObjects side_file(graph.store().get());
-  nlohmann::json ids = change.delete_ids;
-  std::string text = ids.dump();
-  if (text.size() <= graph::kDeletedIdsInlineBytes) {
-    options.properties[std::string(graph::kDeletedIds)] = std::move(text);
-  } else {
-    // Large id sets live in a side file written before the commit.
-    std::string path = graph::layout::DeletedIdsFile(entry.location, options.transaction_uuid);
-    OG_RETURN_IF_ERROR(graph.store()->Put(graph.Key(path), text));
-    side_file.keys()->push_back(graph.Key(path));
-    options.properties[std::string(graph::kDeletedIdsPath)] = path;
-  }
-  std::vector<Scalar> keys;
-  keys.reserve(change.delete_ids.size());
-  for (const std::string& id : change.delete_ids) keys.push_back(Scalar::String(id));
-  OG_ASSIGN_OR_RETURN(table::StagedTransaction deletion, table::StageDeleteIds(base, "id", keys, options));
-  std::vector<std::string> kept = side_file.Keep();
-  deletion.written_files.insert(deletion.written_files.end(), kept.begin(), kept.end());
-  return graph::StagedOnPin{change.table_key, std::move(deletion), {}};
+  return !HasDuplicateIds(change.rows);
 }
 
 }  // namespace
+
+Result<table::StagedTransaction> StageOnVersion(graph::GraphStore& graph, const graph::TableEntry& entry,
+                                                const table::Dataset& base, const TableChange& change,
+                                                table::StageOptions options) {
+  switch (change.kind) {
+    case TableChange::Kind::kUpsert:
+    case TableChange::Kind::kStrictInsert: {
+      table::MergeInsertOptions merge;
+      merge.key_column = "id";
+      merge.mode = change.kind == TableChange::Kind::kUpsert ? table::MergeInsertMode::kUpsert
+                                                             : table::MergeInsertMode::kStrictInsert;
+      auto transaction = table::StageMergeInsert(base, change.rows, merge, options);
+      if (!transaction.ok() && transaction.status().code() == ErrorCode::kKeyConflict) {
+        return KeyConflictIn(entry, transaction.status());
+      }
+      return transaction;
+    }
+    case TableChange::Kind::kOverwrite:
+      return table::StageOverwrite(base, change.rows, std::nullopt, options);
+    case TableChange::Kind::kDeleteIds: {
+      UnpublishedObjects side_file(graph.store().get());
+      nlohmann::json ids = change.delete_ids;
+      std::string text = ids.dump();
+      if (text.size() <= graph::kDeletedIdsInlineBytes) {
+        options.properties[std::string(graph::kDeletedIds)] = std::move(text);
+      } else {
+        // Large id sets live in a side file written before the commit.
+        std::string path = graph::layout::DeletedIdsFile(entry.location, options.transaction_uuid);
+        OG_RETURN_IF_ERROR(graph.store()->Put(graph.Key(path), text));
+        side_file.keys()->push_back(graph.Key(path));
+        options.properties[std::string(graph::kDeletedIdsPath)] = path;
+      }
+      std::vector<Scalar> keys;
+      keys.reserve(change.delete_ids.size());
+      for (const std::string& id : change.delete_ids) keys.push_back(Scalar::String(id));
+      OG_ASSIGN_OR_RETURN(table::StagedTransaction deletion, table::StageDeleteIds(base, "id", keys, options));
+      std::vector<std::string> kept = side_file.Keep();
+      deletion.written_files.insert(deletion.written_files.end(), kept.begin(), kept.end());
+      return deletion;
+    }
+  }
+  return Internal("unknown table change kind");
+}
 
 Status CheckKeyedWriteBudgets(const std::vector<TableChange>& changes) {
   uint64_t total_bytes = 0;
@@ -122,19 +124,19 @@ Result<graph::StagedOnPin> StageChange(const graph::WriteTxn& txn, const TableCh
   if (entry == nullptr) return InvalidArgument(fmt::format("unknown table '{}'", change.table_key));
   OG_ASSIGN_OR_RETURN(table::Dataset base, txn.base().OpenDataset(*entry));
   table::StageOptions options = graph::DetachedStageOptions(txn);
-  switch (change.kind) {
-    case TableChange::Kind::kUpsert:
-    case TableChange::Kind::kStrictInsert:
-      return StageKeyed(txn, *entry, base, change, options);
-    case TableChange::Kind::kOverwrite: {
-      OG_ASSIGN_OR_RETURN(table::StagedTransaction overwrite,
-                          table::StageOverwrite(base, change.rows, std::nullopt, options));
-      return graph::StagedOnPin{change.table_key, std::move(overwrite), {}};
+  if (change.kind == TableChange::Kind::kUpsert || change.kind == TableChange::Kind::kStrictInsert) {
+    // When the pinned rows hold none of the ids (the common insert), the
+    // keyed merge is exactly an append: stage that and skip the table
+    // store's scan of every key in the table.
+    OG_ASSIGN_OR_RETURN(graph::TableDataPtr committed, txn.base().CachedRows(*entry));
+    if (OnlyNewIds(*committed, change)) {
+      OG_ASSIGN_OR_RETURN(table::StagedTransaction append, table::StageAppend(base, change.rows, options));
+      return graph::StagedOnPin{change.table_key, std::move(append), change.rows};
     }
-    case TableChange::Kind::kDeleteIds:
-      return StageDelete(txn, *entry, base, change, options);
   }
-  return Internal("unknown table change kind");
+  OG_ASSIGN_OR_RETURN(table::StagedTransaction staged,
+                      StageOnVersion(txn.base().graph(), *entry, base, change, std::move(options)));
+  return graph::StagedOnPin{change.table_key, std::move(staged), {}};
 }
 
 }  // namespace omnigraph::exec

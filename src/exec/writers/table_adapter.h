@@ -43,6 +43,14 @@ Status CheckKeyedWriteBudgets(const std::vector<TableChange>& changes);
 // table store's staging errors. Files written before a failure are deleted.
 Result<graph::StagedOnPin> StageChange(const graph::WriteTxn& txn, const TableChange& change);
 
+// Stages `change` on `base`, a version of table `entry` (its pin, or a
+// link of a chain staged on it), without the append shortcut: keyed rows by
+// merge-insert, an overwrite, or a delete recording its ids.
+// Errors: as StageChange.
+Result<table::StagedTransaction> StageOnVersion(graph::GraphStore& graph, const graph::TableEntry& entry,
+                                                const table::Dataset& base, const TableChange& change,
+                                                table::StageOptions options);
+
 inline constexpr uint64_t kKeyedWriteMaxRows = 8192;
 inline constexpr uint64_t kKeyedWriteMaxBytes = 32u << 20;
 
