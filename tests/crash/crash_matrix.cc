@@ -1,0 +1,133 @@
+#include "crash/crash_matrix.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "util/failpoint_names.h"
+
+namespace omnigraph::crash {
+namespace {
+
+namespace fp = ::omnigraph::failpoint;
+
+constexpr Outcome kUnchanged = Outcome::kUnchanged;
+constexpr Outcome kCommitted = Outcome::kCommitted;
+constexpr Outcome kUnconfirmed = Outcome::kCommittedUnconfirmed;
+
+constexpr Writes kLoad{Write::kLoad};
+constexpr Writes kMutations{Write::kInsert, Write::kUpdate, Write::kDelete};
+constexpr Writes kInsertOrUpdate{Write::kInsert, Write::kUpdate};
+constexpr Writes kDelete{Write::kDelete};
+constexpr Writes kWritesWithData{Write::kLoad, Write::kInsert, Write::kUpdate};
+constexpr Writes kWritesWithDeletions{Write::kUpdate, Write::kDelete};
+
+// Hit order of a graph write (measured): staging of each table;
+// graph.write.after_staging; per table a detached commit
+// (table.commit.after_transaction_file, .before_manifest, .after_manifest)
+// and graph.write.after_detached_commit; the __manifest's staging
+// (table.stage.after_data_files); graph.publish.before_cas; its linear
+// commit (table.commit.after_transaction_file, .before_manifest, the sync
+// batch: store.put.before_dir_sync, then store.put.before_file_sync per
+// file; the put-if-absent rename: store.put.before_publish; the published
+// name's directory sync: store.put.before_dir_sync again;
+// table.commit.after_manifest); graph.publish.after_cas. The load writes
+// three tables, a mutation two, and a delete stages no data file, so the
+// __manifest's hits of table.* failpoints come at different skips.
+constexpr CrashCell kCells[] = {
+    // failpoint                      writes                skip outcome       step
+    {fp::kStoreBeforeFileSync,        kGraphWrites,         0,   kUnchanged,   "sync_batch_file_sync"},
+    {fp::kStoreBeforePublish,         kGraphWrites,         0,   kUnchanged,   "before_manifest_rename"},
+    {fp::kStoreBeforeDirSync,         kGraphWrites,         0,   kUnchanged,   "sync_batch_start"},
+    {fp::kStoreBeforeDirSync,         kGraphWrites,         1,   kUnconfirmed, "after_manifest_rename"},
+    {fp::kStageAfterDataFiles,        kWritesWithData,      0,   kUnchanged,   "after_first_table_data_files"},
+    {fp::kStageAfterDataFiles,        kLoad,                3,   kUnchanged,   "after_manifest_data_files"},
+    {fp::kStageAfterDataFiles,        kInsertOrUpdate,      2,   kUnchanged,   "after_manifest_data_files"},
+    {fp::kStageAfterDataFiles,        kDelete,              0,   kUnchanged,   "after_manifest_data_files"},
+    {fp::kStageAfterDeletionFiles,    kWritesWithDeletions, 0,   kUnchanged,   "after_first_table_deletion_files"},
+    {fp::kCommitAfterTransactionFile, kGraphWrites,         0,   kUnchanged,   "after_first_detached_transaction"},
+    {fp::kCommitAfterTransactionFile, kLoad,                3,   kUnchanged,   "manifest_commit_after_transaction"},
+    {fp::kCommitAfterTransactionFile, kMutations,           2,   kUnchanged,   "manifest_commit_after_transaction"},
+    {fp::kCommitBeforeManifest,       kGraphWrites,         0,   kUnchanged,   "before_first_detached_manifest"},
+    {fp::kCommitBeforeManifest,       kGraphWrites,         1,   kUnchanged,   "before_second_detached_manifest"},
+    {fp::kCommitBeforeManifest,       kLoad,                3,   kUnchanged,   "before_manifest_put_if_absent"},
+    {fp::kCommitBeforeManifest,       kMutations,           2,   kUnchanged,   "before_manifest_put_if_absent"},
+    {fp::kCommitAfterManifest,        kGraphWrites,         0,   kUnchanged,   "after_first_detached_manifest"},
+    {fp::kCommitAfterManifest,        kLoad,                3,   kCommitted,   "after_manifest_put_if_absent"},
+    {fp::kCommitAfterManifest,        kMutations,           2,   kCommitted,   "after_manifest_put_if_absent"},
+    // Tags only: a branch creation killed (or failing) here leaves the
+    // branch's first manifest without its record, after which CreateBranch
+    // of that name answers AlreadyExists, DeleteBranch NotFound, and a
+    // creation from a lower version reads the orphan as the branch's latest.
+    // Reported for a decision; the kBranch write joins this cell once fixed.
+    {fp::kRefBeforeWrite,             {Write::kTag},        0,   kUnchanged,   "before_record"},
+    {fp::kGraphAfterStaging,          kGraphWrites,         0,   kUnchanged,   "after_staging"},
+    {fp::kGraphAfterDetachedCommit,   kGraphWrites,         0,   kUnchanged,   "after_first_detached_commit"},
+    {fp::kGraphAfterDetachedCommit,   kGraphWrites,         1,   kUnchanged,   "after_second_detached_commit"},
+    {fp::kGraphBeforeCas,             kGraphWrites,         0,   kUnchanged,   "before_cas"},
+    {fp::kGraphAfterCas,              kGraphWrites,         0,   kCommitted,   "after_cas"},
+};
+
+bool Covers(std::span<const CrashCell> cells, std::string_view failpoint) {
+  return std::any_of(cells.begin(), cells.end(), [&](const CrashCell& c) { return c.failpoint == failpoint; });
+}
+
+}  // namespace
+
+std::string_view WriteName(Write write) {
+  switch (write) {
+    case Write::kLoad: return "load";
+    case Write::kInsert: return "insert";
+    case Write::kUpdate: return "update";
+    case Write::kDelete: return "delete";
+    case Write::kTag: return "tag";
+    case Write::kBranch: return "branch";
+  }
+  return "unknown";
+}
+
+std::span<const CrashCell> CrashCells() { return kCells; }
+
+std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, Writes writes,
+                                   std::span<const CrashCell> cells) {
+  constexpr Write kEveryWrite[] = {Write::kLoad, Write::kInsert, Write::kUpdate,
+                                   Write::kDelete, Write::kTag, Write::kBranch};
+  std::vector<CrashCase> cases;
+  for (std::string_view failpoint : declared) {
+    for (const CrashCell& cell : cells) {
+      if (cell.failpoint != failpoint) continue;
+      for (Write write : kEveryWrite) {
+        if (writes.Has(write) && cell.writes.Has(write)) cases.push_back(CrashCase{write, cell});
+      }
+    }
+  }
+  return cases;
+}
+
+std::vector<std::string_view> UncoveredFailpoints(std::span<const std::string_view> declared,
+                                                  std::span<const CrashCell> cells) {
+  std::vector<std::string_view> uncovered;
+  for (std::string_view failpoint : declared) {
+    if (!Covers(cells, failpoint)) uncovered.push_back(failpoint);
+  }
+  return uncovered;
+}
+
+std::vector<std::string_view> UndeclaredFailpoints(std::span<const std::string_view> declared,
+                                                   std::span<const CrashCell> cells) {
+  std::vector<std::string_view> undeclared;
+  for (const CrashCell& cell : cells) {
+    bool known = std::find(declared.begin(), declared.end(), cell.failpoint) != declared.end();
+    bool listed = std::find(undeclared.begin(), undeclared.end(), cell.failpoint) != undeclared.end();
+    if (!known && !listed) undeclared.push_back(cell.failpoint);
+  }
+  return undeclared;
+}
+
+void PrintTo(const CrashCase& c, std::ostream* os) {
+  *os << WriteName(c.write) << " killed at " << c.cell.failpoint << " (skip " << c.cell.skip << ")";
+}
+
+std::string CaseName(const CrashCase& c) { return fmt::format("{}_{}", WriteName(c.write), c.cell.step); }
+
+}  // namespace omnigraph::crash
