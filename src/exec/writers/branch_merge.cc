@@ -429,7 +429,9 @@ Result<MergeResult> RunBranchMerge(graph::GraphStore& graph, CatalogCache& catal
     }
     bool fast_forward = base->id == target_head.id;
     graph::Snapshot base_snapshot = target;
-    if (!fast_forward) OG_ASSIGN_OR_RETURN(base_snapshot, graph::SnapshotOfCommit(graph, *base));
+    if (!fast_forward) {
+      OG_ASSIGN_OR_RETURN(base_snapshot, graph::SnapshotOfCommit(graph, *base));
+    }
 
     OG_ASSIGN_OR_RETURN(MergePlan plan, PlanTables(graph, base_snapshot, source, target, fast_forward));
     if (!plan.conflicts.empty()) return MergeConflictsError(plan.conflicts);
