@@ -48,6 +48,49 @@ int CompareIntegerToDouble(uint64_t value, double d) {
   return d > whole ? -1 : 0;
 }
 
+std::optional<int64_t> Scalar::ExactInt64() const {
+  if (is_int()) return int_value();
+  if (is_uint()) {
+    if (uint_value() > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+    return static_cast<int64_t>(uint_value());
+  }
+  if (!is_double()) return std::nullopt;
+  const double d = double_value();
+  // -2^63 and 2^63 are exact doubles; between them a whole double converts
+  // exactly (NaN fails the range test).
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || std::trunc(d) != d) return std::nullopt;
+  return static_cast<int64_t>(d);
+}
+
+std::optional<uint64_t> Scalar::ExactUInt64() const {
+  if (is_uint()) return uint_value();
+  if (is_int()) {
+    if (int_value() < 0) return std::nullopt;
+    return static_cast<uint64_t>(int_value());
+  }
+  if (!is_double()) return std::nullopt;
+  const double d = double_value();
+  if (!(d >= 0 && d < 18446744073709551616.0) || std::trunc(d) != d) return std::nullopt;
+  return static_cast<uint64_t>(d);
+}
+
+std::optional<double> Scalar::ExactDouble() const {
+  if (is_double()) return double_value();
+  // An integer is exact as a double when the nearest double is the integer
+  // itself (CompareIntegerToDouble never rounds the integer).
+  if (is_int()) {
+    const double d = static_cast<double>(int_value());
+    if (CompareIntegerToDouble(int_value(), d) != 0) return std::nullopt;
+    return d;
+  }
+  if (is_uint()) {
+    const double d = static_cast<double>(uint_value());
+    if (CompareIntegerToDouble(uint_value(), d) != 0) return std::nullopt;
+    return d;
+  }
+  return std::nullopt;
+}
+
 std::optional<int> Scalar::Compare(const Scalar& a, const Scalar& b) {
   if (a.is_null() || b.is_null()) return std::nullopt;
   if (a.is_int() && b.is_int()) return Sign(a.int_value(), b.int_value());

@@ -45,6 +45,13 @@ class Scalar {
 
   // Numeric value as double (ints converted).
   double AsDouble() const;
+  // The number as an int64 / uint64 / double when it equals one exactly
+  // (2.0 is the int64 2; 2.5 is none; 2^53 + 1 is no double); nullopt
+  // otherwise and for non-numbers. Comparisons by value use them to stay in
+  // a column's own domain only when that changes nothing.
+  std::optional<int64_t> ExactInt64() const;
+  std::optional<uint64_t> ExactUInt64() const;
+  std::optional<double> ExactDouble() const;
 
   // Total order used by comparisons: numbers compare by exact value across
   // int, uint and double (NaN above every number, equal to itself); strings bytewise; bools false < true. Returns nullopt

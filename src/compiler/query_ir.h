@@ -19,8 +19,19 @@
 //   Vector(N)              Scalar::Nested of N Scalar::Double (float-rounded)
 //   NULL                   Scalar::Null()
 // Scalar::Compare gives the comparison semantics the spec asks for: numbers
-// compare by value across Int/UInt/Double (any two numeric types mix),
-// strings bytewise, NULL compares as unknown (never a match, also for `!=`).
+// compare by exact value across Int/UInt/Double (any two numeric types mix;
+// an integer is never rounded to a double), strings bytewise, NULL compares
+// as unknown (never a match, also for `!=`).
+//
+// Numeric literals in comparisons (inline `{ p: v }`, filter operands,
+// mutation where predicates) take the compared property's representation
+// and type when a value of that type equals them exactly (2.0 against I32
+// is Int 2: I32); otherwise they keep their own value and type (2.5 against
+// I32 stays Double 2.5: F64, 4294967298 against I32 stays Int: I64,
+// 9007199254740993 against F64 stays Int: I64), so they equal no stored
+// value instead of being refused, wrapped or rounded. A float literal
+// against F32 is taken at F32 width (0.1 is 0.1f). Assignments convert
+// strictly: the value must fit the property (T3 otherwise).
 //
 // now(): lowered to the reserved parameter kNowParam (`__nanograph_now`,
 // DateTime). The caller supplies it per request (BindParams does, for reads
@@ -63,9 +74,10 @@ struct Value {
   // kParam: parameter name (kNowParam for now()).
   std::string param;
   bool is_now = false;
-  // kLiteral: the target type the literal was converted to (non-null);
-  // kParam: the declared parameter type (now(): DateTime, non-null). A
-  // nullable parameter may be NULL at run time.
+  // kLiteral: the target type the literal was converted to (non-null), or
+  // for a compared number no target value equals, the literal's own type
+  // (see the table above); kParam: the declared parameter type (now():
+  // DateTime, non-null). A nullable parameter may be NULL at run time.
   PropertyType type;
 
   std::string ToString() const;  // `30`, `"Alice"`, `$name`, `now()`
@@ -121,7 +133,8 @@ struct Expr {
 struct PropertyFilter {
   std::string property;
   PropertyType property_type;
-  // Converted to the property type; for `membership` to its element type.
+  // Converted to the property type (for `membership` to its element type);
+  // a number no value of that type equals keeps its own (see the top).
   Value value;
   // The property is a list: the row matches when `value` ∈ the list (§2.4).
   bool membership = false;
@@ -140,9 +153,9 @@ struct Filter {
   CompareOp op = CompareOp::kEq;  // kCompare only
   // Operands keep their written positions (§2.4: "a haystack" contains $p.name
   // asks whether the literal contains the name). A literal operand compared
-  // with a property or parameter is converted to that operand's type when
-  // representable (an integer literal against F32 becomes a float-rounded
-  // Double; against I32 it stays I64 when out of the I32 range).
+  // with a property or parameter is converted to that operand's type when a
+  // value of that type equals it (numbers: see the top; 16777217 against F32
+  // stays I64, 2.5 against I32 stays F64).
   Expr left;
   Expr right;
   std::string source;
@@ -291,6 +304,7 @@ struct WherePredicate {
   std::string property;  // as written (`from`/`to` for endpoints)
   PropertyType type;
   CompareOp op = CompareOp::kEq;
+  // A comparison: a numeric literal keeps its exact value (see the top).
   Value value;
 };
 

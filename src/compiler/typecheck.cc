@@ -206,6 +206,46 @@ std::optional<Scalar> ConvertScalarLiteral(const Literal& lit, const PropertyTyp
   return std::nullopt;
 }
 
+ir::Value LiteralValue(Scalar value, const PropertyType& type) {
+  ir::Value out;
+  out.kind = ir::Value::Kind::kLiteral;
+  out.literal = std::move(value);
+  out.type = type.WithNullable(false);
+  return out;
+}
+
+// The value a numeric literal is compared as against a value of numeric
+// type `target` (§2.4: any two numeric kinds compare, by value). It takes
+// `target`'s representation when a value of that kind equals it exactly,
+// so a column loop stays in the column's domain; otherwise it keeps its own
+// exact value and type, which no value of `target` equals. So `count = 2.7`
+// and `count = 4294967298` on an I32 property, or `d = 9007199254740993` on
+// an F64 one, match no row rather than being refused, truncated, wrapped or
+// rounded onto a stored neighbour. The one narrowing: a float literal
+// against F32 is taken at F32 width, the value a load of the same decimal
+// stores (`ratio = 0.1` finds the stored 0.1f).
+ir::Value NumericComparand(const Literal& lit, const PropertyType& target) {
+  if (lit.kind == Literal::Kind::kFloat && target.scalar == ScalarKind::kF32) {
+    const double narrowed = RoundTo(lit.float_value, ScalarKind::kF32);
+    if (!std::isinf(narrowed)) return LiteralValue(Scalar::Double(narrowed), target);
+  }
+  Scalar own = LiteralScalar(lit);
+  if (std::optional<Scalar> exact = ExactNumericValue(own, target.scalar)) return LiteralValue(*exact, target);
+  return LiteralValue(std::move(own), *LiteralType(lit));  // a number's type never fails
+}
+
+// A scalar literal compared with a value of scalar or enum type `target`
+// (a list membership element, a filter operand): numbers by value
+// (NumericComparand), other kinds converted to `target`. nullopt when the
+// kinds do not compare.
+std::optional<ir::Value> ComparedScalarLiteral(const Literal& lit, const PropertyType& target) {
+  if (IsNumericLiteral(lit) && target.is_numeric()) return NumericComparand(lit, target);
+  bool out_of_range = false;  // only numbers can be out of range
+  std::optional<Scalar> v = ConvertScalarLiteral(lit, target, &out_of_range);
+  if (!v) return std::nullopt;
+  return LiteralValue(std::move(*v), target);
+}
+
 std::string Join(const std::vector<std::string>& items, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -394,6 +434,13 @@ class Checker {
         if (target.scalar == ScalarKind::kDate) message += " (write a Date as date(\"YYYY-MM-DD\"))";
         if (target.scalar == ScalarKind::kDateTime) message += " (write a DateTime as datetime(\"...\"))";
       }
+      // Stored values are never rounded to fit (§3.1): say why a number is
+      // refused by a number-typed property.
+      if (lit.kind == Literal::Kind::kFloat && IsIntegerScalar(target)) {
+        message = fmt::format("property `{}` has type {} but got F64 literal {}, which is not a whole number; "
+                              "integer properties are never rounded",
+                              prop, target.ToString(), lit.text);
+      }
       return TypeError("T3", message, lit.location);
     };
     auto out_of_range = [&](const Literal& l) {
@@ -427,17 +474,14 @@ class Checker {
     return *v;
   }
 
-  // A value assigned to / compared with property `prop` of type `target` in
-  // a mutation (T3 literals, T14 undeclared, T7 incompatible).
+  // A value assigned to property `prop` of type `target` in a mutation (T3
+  // literals that do not fit, T14 undeclared, T7 incompatible); where
+  // predicates go through PredicateValue.
   Result<ir::Value> MutationValue(const MatchValue& mv, const PropertyType& target, const std::string& prop) {
     switch (mv.kind) {
       case MatchValue::Kind::kLiteral: {
         OG_ASSIGN_OR_RETURN(Scalar v, ConvertLiteral(mv.literal, target, prop));
-        ir::Value out;
-        out.kind = ir::Value::Kind::kLiteral;
-        out.literal = std::move(v);
-        out.type = target.WithNullable(false);
-        return out;
+        return LiteralValue(std::move(v), target);
       }
       case MatchValue::Kind::kVariable: {
         const PropertyType* actual = Param(mv.variable);
@@ -462,6 +506,22 @@ class Checker {
         return NowValue();
     }
     return Internal("unreachable");
+  }
+
+  // A literal compared with property `prop` of type `target` (an inline
+  // match, a where predicate): a number by value (NumericComparand), any
+  // other literal converted as an assignment converts it (T3 on mismatch).
+  Result<ir::Value> ComparedLiteral(const Literal& lit, const PropertyType& target, const std::string& prop) {
+    if (IsNumericLiteral(lit) && target.is_numeric()) return NumericComparand(lit, target);
+    OG_ASSIGN_OR_RETURN(Scalar v, ConvertLiteral(lit, target, prop));
+    return LiteralValue(std::move(v), target);
+  }
+
+  // The value of a mutation's where predicate: a comparison, so a literal
+  // compares by value; parameters and now() as in MutationValue.
+  Result<ir::Value> PredicateValue(const MatchValue& mv, const PropertyType& target, const std::string& prop) {
+    if (mv.kind == MatchValue::Kind::kLiteral) return ComparedLiteral(mv.literal, target, prop);
+    return MutationValue(mv, target, prop);
   }
 
   // ---- read queries ------------------------------------------------------
@@ -560,22 +620,16 @@ class Checker {
                              mv.location);
           }
           OG_ASSIGN_OR_RETURN(PropertyType lt, LiteralType(mv.literal));
-          bool range = false;
-          std::optional<Scalar> v = ConvertScalarLiteral(mv.literal, t.Element(), &range);
+          std::optional<ir::Value> v = ComparedScalarLiteral(mv.literal, t.Element());
           if (!v) {
             return TypeError("T3", fmt::format("property `{}` has type {} but membership match got {}", prop.name,
                                                t.ToString(), lt.ToString()),
                              mv.location);
           }
-          f.value.kind = ir::Value::Kind::kLiteral;
-          f.value.literal = std::move(*v);
-          f.value.type = t.Element();
+          f.value = std::move(*v);
           return f;
         }
-        OG_ASSIGN_OR_RETURN(Scalar v, ConvertLiteral(mv.literal, t, prop.name));
-        f.value.kind = ir::Value::Kind::kLiteral;
-        f.value.literal = std::move(v);
-        f.value.type = t.WithNullable(false);
+        OG_ASSIGN_OR_RETURN(f.value, ComparedLiteral(mv.literal, t, prop.name));
         return f;
       }
       case MatchValue::Kind::kVariable: {
@@ -1103,17 +1157,18 @@ class Checker {
     return e;
   }
 
-  // Converts a literal operand to the type of the other operand when that
-  // is representable, so comparisons happen at the column's type (§2.4).
+  // Converts a literal operand to the type of the other operand (a list's
+  // element for membership) when that keeps its value, so comparisons
+  // happen at the column's type; a number no value of that type equals
+  // keeps its own value (NumericComparand, §2.4).
   static void CoerceLiteral(ir::Expr* lit, const PropertyType& other, const Literal& src) {
     if (lit->kind != ir::Expr::Kind::kLiteral || src.kind == Literal::Kind::kList) return;
     PropertyType target = other.is_list() ? other.Element() : other;
     if (!target.is_scalar() && !target.is_enum()) return;
-    bool range = false;
-    std::optional<Scalar> v = ConvertScalarLiteral(src, target.WithNullable(false), &range);
+    std::optional<ir::Value> v = ComparedScalarLiteral(src, target);
     if (!v) return;
-    lit->literal = std::move(*v);
-    lit->type = target.WithNullable(false);
+    lit->literal = std::move(v->literal);
+    lit->type = std::move(v->type);
   }
 
   // `left op right` (§2.4) — T6/T23/T24 from the operands, then T7.
@@ -1717,7 +1772,7 @@ class Checker {
       }
       w.type = it->type;
     }
-    OG_ASSIGN_OR_RETURN(w.value, MutationValue(p.value, w.type, p.property));
+    OG_ASSIGN_OR_RETURN(w.value, PredicateValue(p.value, w.type, p.property));
     return w;
   }
 

@@ -1,6 +1,9 @@
 #include "compiler/types.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace omnigraph::compiler {
 
@@ -65,6 +68,36 @@ DataTypePtr ScalarPhysicalType(ScalarKind kind) {
     case ScalarKind::kBlob: return DataType::LargeBinary();
   }
   return DataType::Utf8();
+}
+
+std::optional<Scalar> ExactNumericValue(const Scalar& value, ScalarKind kind) {
+  switch (kind) {
+    case ScalarKind::kI32:
+    case ScalarKind::kI64: {
+      std::optional<int64_t> v = value.ExactInt64();
+      if (!v || (kind == ScalarKind::kI32 && (*v < INT32_MIN || *v > INT32_MAX))) return std::nullopt;
+      return Scalar::Int(*v);
+    }
+    case ScalarKind::kU32:
+    case ScalarKind::kU64: {
+      std::optional<uint64_t> v = value.ExactUInt64();
+      if (!v || (kind == ScalarKind::kU32 && *v > UINT32_MAX)) return std::nullopt;
+      return Scalar::UInt(*v);
+    }
+    case ScalarKind::kF32:
+    case ScalarKind::kF64: {
+      std::optional<double> v = value.ExactDouble();
+      if (!v) return std::nullopt;
+      // NaN and the infinities are values of both float kinds; a finite
+      // number must be in the float range and survive narrowing unchanged.
+      if (kind == ScalarKind::kF32 && std::isfinite(*v) &&
+          (std::fabs(*v) > std::numeric_limits<float>::max() || static_cast<double>(static_cast<float>(*v)) != *v)) {
+        return std::nullopt;
+      }
+      return Scalar::Double(*v);
+    }
+    default: return std::nullopt;
+  }
 }
 
 PropertyType PropertyType::Scalar(ScalarKind kind, bool nullable) {

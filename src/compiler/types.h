@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "columnar/data_type.h"
+#include "columnar/scalar.h"
 
 namespace omnigraph::compiler {
 
@@ -27,6 +28,14 @@ bool IsInteger(ScalarKind kind);
 // Physical column type of one scalar value (§1.3): Utf8, Bool, Int32, Int64,
 // UInt32, UInt64, Float32, Float64, Date32, Date64, LargeBinary (Blob).
 DataTypePtr ScalarPhysicalType(ScalarKind kind);
+
+// `value` (an Int, UInt or Double) in the value representation of numeric
+// kind `kind` (query_ir.h: Int for I32/I64, UInt for U32/U64, Double for
+// F32/F64) when a value of that kind equals it exactly; nullopt when none
+// does: a fraction or an out-of-range number for an integer kind, an
+// integer no double holds for F64, a value no float holds for F32. For
+// comparisons by value (§2.4), where such a number equals no stored value.
+std::optional<Scalar> ExactNumericValue(const Scalar& value, ScalarKind kind);
 
 // The type of a property, parameter or expression. Value semantics.
 struct PropertyType {

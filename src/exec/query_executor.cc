@@ -133,6 +133,16 @@ struct ResolvedPropertyFilter {
   }
 };
 
+// The value an equality on a single-property @key looks up by id (§1.7).
+// A number of another kind than the key takes the key's representation, so
+// that its derived id is the key's canonical spelling (2.0 finds the I32
+// key 2); nullopt when no key value equals it (2.5, or 2^32 + 2 against an
+// I32 key): nothing matches.
+std::optional<Scalar> KeyLookupValue(const compiler::PropertyType& key_type, const Scalar& value) {
+  if (!value.is_numeric() || !key_type.is_numeric()) return value;
+  return compiler::ExactNumericValue(value, key_type.scalar);
+}
+
 bool EvalFilter(const ir::Filter& f, const Cell& l, const Cell& r) {
   switch (f.kind) {
     case ir::Filter::Kind::kCompare: {
@@ -564,7 +574,9 @@ class ReadExecutor {
         if (f.membership || f.property != node->key[0]) continue;
         const Scalar* value = ValueOf(f.value);
         if (value->is_null()) return Status::OK();  // NULL never matches
-        Result<std::string> id = compiler::DeriveKeyId(*node, {*value});
+        std::optional<Scalar> key = KeyLookupValue(f.property_type, *value);
+        if (!key) return Status::OK();
+        Result<std::string> id = compiler::DeriveKeyId(*node, {*key});
         if (!id.ok()) break;  // not a representable key value: fall back to the scan
         int64_t row = data.RowOf(*id);
         if (row >= 0 && MatchesAll(resolved, row)) rows->push_back(static_cast<uint32_t>(row));

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -79,25 +80,24 @@ void CompareNumeric(const Array& column, CompareOp op, const Scalar& literal, st
   const T* values = column.raw_values<T>();
   int64_t n = column.length();
   // Compare in the column's domain when the literal converts exactly, which is
-  // the common case and keeps the loop branch-light.
+  // the common case and keeps the loop branch-light. A literal that no T
+  // equals (2^53 + 1 for a double column, 2.5 for an integer one) takes the
+  // Scalar::Compare path instead of being rounded onto a neighbour.
   bool exact = false;
   T lit{};
-  if constexpr (std::is_integral_v<T>) {
-    if (literal.is_int()) {
-      int64_t v = literal.int_value();
-      exact = v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-              (v < 0 || static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
-      lit = static_cast<T>(v);
-    } else if (literal.is_uint()) {
-      exact = literal.uint_value() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
-      lit = static_cast<T>(literal.uint_value());
-    }
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    std::optional<int64_t> v = literal.ExactInt64();
+    exact = v && std::in_range<T>(*v);
+    if (exact) lit = static_cast<T>(*v);
+  } else if constexpr (std::is_integral_v<T>) {
+    std::optional<uint64_t> v = literal.ExactUInt64();
+    exact = v && std::in_range<T>(*v);
+    if (exact) lit = static_cast<T>(*v);
   } else {
-    if (literal.is_double() || literal.is_int() || literal.is_uint()) {
-      double d = literal.AsDouble();
-      exact = !std::isnan(d) && static_cast<double>(static_cast<T>(d)) == d;
-      lit = static_cast<T>(d);
-    }
+    std::optional<double> d = literal.ExactDouble();
+    exact = d && !std::isnan(*d) && std::fabs(*d) <= std::numeric_limits<T>::max() &&
+            static_cast<double>(static_cast<T>(*d)) == *d;
+    if (exact) lit = static_cast<T>(*d);
   }
   for (int64_t i = 0; i < n; ++i) {
     if (column.IsNull(i)) {
@@ -294,20 +294,15 @@ Predicate Predicate::In(std::string column, std::vector<Scalar> values) {
   for (const Scalar& v : values) {
     if (v.is_string()) node->string_set.insert(v.string_value());
     if (v.is_bool()) node->has_bools[v.bool_value() ? 1 : 0] = true;
-    if (v.is_int()) {
-      node->int_set.insert(v.int_value());
-      node->double_set.insert(static_cast<double>(v.int_value()));
+    // A number joins each set whose domain holds it exactly, so a lookup
+    // never meets a rounded neighbour (2^53 + 1 is not the double 2^53).
+    // uint_set holds only the unsigned values above the int64 range.
+    if (std::optional<int64_t> i = v.ExactInt64()) {
+      node->int_set.insert(*i);
+    } else if (std::optional<uint64_t> u = v.ExactUInt64()) {
+      node->uint_set.insert(*u);
     }
-    if (v.is_uint()) {
-      if (v.uint_value() <= static_cast<uint64_t>(INT64_MAX)) node->int_set.insert(static_cast<int64_t>(v.uint_value()));
-      else node->uint_set.insert(v.uint_value());
-      node->double_set.insert(static_cast<double>(v.uint_value()));
-    }
-    if (v.is_double()) {
-      double d = v.double_value();
-      node->double_set.insert(d);
-      if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18) node->int_set.insert(static_cast<int64_t>(d));
-    }
+    if (std::optional<double> d = v.ExactDouble()) node->double_set.insert(*d);
   }
   node->values = std::move(values);
   return Predicate(std::move(node));

@@ -187,6 +187,55 @@ TEST_F(MutationTest, FloatParametersStoreWholeNumbersInIntegerProperties) {
   EXPECT_EQ(Commits(), before);
 }
 
+// §2.4, §3.1: a `where` predicate compares numbers by value, so a literal
+// of another kind or width than the property (30.0, 25.5, 2^32 + 30 against
+// I32) is a predicate that matches what it equals, never a type error or a
+// wrapped value; an assignment must still fit the property exactly.
+TEST_F(MutationTest, WherePredicatesCompareNumbersByValue) {
+  constexpr std::string_view kNumeric = R"(
+query touch_eq() { update Person set { seen: now() } where age = 30.0 }
+query touch_frac() { update Person set { seen: now() } where age = 30.5 }
+query touch_below() { update Person set { seen: now() } where age < 25.5 }
+query touch_wrap() { update Person set { seen: now() } where age = 4294967326 }
+query touch_huge() { update Person set { seen: now() } where age < 3000000000 }
+query touch_above($x: F64) { update Person set { seen: now() } where age > $x }
+query drop_frac() { delete Person where age = 25.5 }
+query drop_huge() { delete Person where age >= 3000000000 }
+query drop_whole() { delete Person where age <= 25.0 }
+query set_frac() { update Person set { age: 2.5 } where name = "bob" }
+query add_whole() { insert Person { name: "carol", age: 3.0 } }
+)";
+  auto run = [&](const std::string& name, std::string_view params = "{}") {
+    return graph_->Mutate(kNumeric, "numeric.gq", name, params);
+  };
+  auto affected = [&](const std::string& name, std::string_view params = "{}") -> std::string {
+    auto r = run(name, params);
+    if (!r.ok()) return r.status().ToString();
+    return fmt::format("{} nodes, {} edges", r->affected_nodes, r->affected_edges);
+  };
+  const size_t before = Commits();
+  EXPECT_EQ(affected("touch_frac"), "0 nodes, 0 edges");
+  EXPECT_EQ(affected("touch_wrap"), "0 nodes, 0 edges");  // would be 30 when wrapped to 32 bits
+  EXPECT_EQ(affected("drop_frac"), "0 nodes, 0 edges");
+  EXPECT_EQ(affected("drop_huge"), "0 nodes, 0 edges");
+  EXPECT_EQ(Commits(), before);  // nothing matched: no commit
+  EXPECT_EQ(affected("touch_eq"), "1 nodes, 0 edges");
+  EXPECT_EQ(affected("touch_below"), "1 nodes, 0 edges");
+  EXPECT_EQ(affected("touch_huge"), "2 nodes, 0 edges");
+  EXPECT_EQ(affected("touch_above", R"({"x":29.5})"), "1 nodes, 0 edges");
+  EXPECT_EQ(affected("touch_above", R"({"x":30.0})"), "0 nodes, 0 edges");
+  // Bob (25) goes with both Knows edges.
+  EXPECT_EQ(affected("drop_whole"), "1 nodes, 2 edges");
+  EXPECT_EQ(Counts()["Person"], 1u);
+  // Assignments: a fraction never lands in an integer property.
+  auto fraction = run("set_frac");
+  EXPECT_EQ(fraction.status().message(),
+            "type error: T3: property `age` has type I32? but got F64 literal 2.5, which is not a whole number; "
+            "integer properties are never rounded");
+  ASSERT_TRUE(run("add_whole").ok());
+  EXPECT_NE(graph_->Export("main", {"Person"})->find("\"age\":3,\"name\":\"carol\""), std::string::npos);
+}
+
 // With --if-commit, a request that could never run reports why, not a lost
 // compare-and-swap (§3.2, exit 1 rather than 4), and a malformed hb1 id is
 // an error (engine.md §2.2).

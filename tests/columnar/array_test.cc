@@ -141,6 +141,25 @@ TEST(Scalar, CompareAcrossNumericKinds) {
   EXPECT_TRUE(Scalar::Int(3) == Scalar::Double(3.0));
 }
 
+// A number as an int64 / uint64 / double only when it equals one exactly.
+TEST(Scalar, ExactConversionsNeverRound) {
+  EXPECT_EQ(Scalar::Double(2.0).ExactInt64(), 2);
+  EXPECT_EQ(Scalar::Double(2.5).ExactInt64(), std::nullopt);
+  EXPECT_EQ(Scalar::Double(-9223372036854775808.0).ExactInt64(), INT64_MIN);
+  EXPECT_EQ(Scalar::Double(9223372036854775808.0).ExactInt64(), std::nullopt);
+  EXPECT_EQ(Scalar::Double(std::nan("")).ExactInt64(), std::nullopt);
+  EXPECT_EQ(Scalar::UInt(~0ULL).ExactInt64(), std::nullopt);
+  EXPECT_EQ(Scalar::Int(-1).ExactUInt64(), std::nullopt);
+  EXPECT_EQ(Scalar::Double(1e19).ExactUInt64(), 10000000000000000000ULL);
+  EXPECT_EQ(Scalar::Double(18446744073709551616.0).ExactUInt64(), std::nullopt);
+  EXPECT_EQ(Scalar::Double(-0.0).ExactUInt64(), 0u);
+  EXPECT_EQ(Scalar::Int(9007199254740992).ExactDouble(), 9007199254740992.0);
+  EXPECT_EQ(Scalar::Int(9007199254740993).ExactDouble(), std::nullopt);
+  EXPECT_EQ(Scalar::Int(INT64_MAX).ExactDouble(), std::nullopt);  // the nearest double is 2^63
+  EXPECT_EQ(Scalar::UInt(~0ULL).ExactDouble(), std::nullopt);
+  EXPECT_EQ(Scalar::String("2").ExactInt64(), std::nullopt);
+}
+
 TEST(RecordBatch, MakeValidatesShape) {
   auto schema = std::make_shared<const Schema>(
       std::vector<Field>{Field("id", DataType::Int64(), false), Field("name", DataType::Utf8())});

@@ -58,6 +58,34 @@ TEST(SchemaTypes, PhysicalColumnTypes) {
   EXPECT_TRUE(s.field(14).type->item().nullable);
 }
 
+// A number in a numeric kind's representation only when a value of that
+// kind equals it (comparisons by value, §2.4).
+TEST(SchemaTypes, ExactNumericValues) {
+  auto shown = [](const Scalar& v, ScalarKind k) {
+    std::optional<Scalar> exact = ExactNumericValue(v, k);
+    if (!exact) return std::string("none");
+    const char* kind = exact->is_int() ? "Int " : exact->is_uint() ? "UInt " : "Double ";
+    return kind + exact->ToString();
+  };
+  EXPECT_EQ(shown(Scalar::Double(2.0), ScalarKind::kI32), "Int 2");
+  EXPECT_EQ(shown(Scalar::Double(2.5), ScalarKind::kI32), "none");
+  EXPECT_EQ(shown(Scalar::Int(4294967298), ScalarKind::kI32), "none");
+  EXPECT_EQ(shown(Scalar::Int(-2147483648), ScalarKind::kI32), "Int -2147483648");
+  EXPECT_EQ(shown(Scalar::UInt(5), ScalarKind::kI64), "Int 5");
+  EXPECT_EQ(shown(Scalar::Int(-1), ScalarKind::kU32), "none");
+  EXPECT_EQ(shown(Scalar::Int(4294967295), ScalarKind::kU32), "UInt 4294967295");
+  EXPECT_EQ(shown(Scalar::Int(4294967296), ScalarKind::kU32), "none");
+  EXPECT_EQ(shown(Scalar::Double(1e19), ScalarKind::kU64), "UInt 10000000000000000000");
+  EXPECT_EQ(shown(Scalar::Int(9007199254740993), ScalarKind::kF64), "none");
+  EXPECT_EQ(shown(Scalar::Int(16777216), ScalarKind::kF32), "Double 16777216");
+  EXPECT_EQ(shown(Scalar::Int(16777217), ScalarKind::kF32), "none");
+  EXPECT_EQ(shown(Scalar::Double(0.1), ScalarKind::kF32), "none");
+  EXPECT_EQ(shown(Scalar::Double(0.5), ScalarKind::kF32), "Double 0.5");
+  EXPECT_EQ(shown(Scalar::Double(1e300), ScalarKind::kF32), "none");
+  EXPECT_EQ(shown(Scalar::Int(2), ScalarKind::kDate), "none");
+  EXPECT_EQ(shown(Scalar::String("2"), ScalarKind::kI64), "none");
+}
+
 TEST(SchemaTypes, NullabilityFollowsTheQuestionMark) {
   Catalog c = MustCompile("node P { a: I32 b: I32? }");
   Schema s = c.NodeTableSchema(*c.FindNode("P"));

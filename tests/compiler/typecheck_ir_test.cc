@@ -2,6 +2,7 @@
 // traversals, converted literals, projections with runtime column names,
 // order keys, mutations, access sets — and the QUIRK decisions of
 // architecture.md §3.7.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "compiler_test_util.h"
@@ -414,6 +415,52 @@ TEST(TypecheckIr, IntegerLiteralEdgeCases) {
             "type error: T3: property `k` has type I64 but literal 9223372036854775808 is out of range");
   EXPECT_EQ(testing::QueryError(c, "query m() { insert T { k: 1, i: 3.0 } }"), "");  // integral float
   EXPECT_EQ(testing::QueryError(c, "query m() { insert T { k: 1, f: 1.0e1 } }").substr(0, 12), "parse error:");
+}
+
+// "Int 2", "Double 2.5": a literal's representation and value.
+std::string Shown(const ir::Value& v) {
+  const Scalar& s = v.literal;
+  const char* kind = s.is_int() ? "Int" : s.is_uint() ? "UInt" : s.is_double() ? "Double" : "other";
+  return fmt::format("{} {}: {}", kind, s.ToString(), v.type.ToString());
+}
+std::string Shown(const ir::Expr& e) {
+  ir::Value v;
+  v.literal = e.literal;
+  v.type = e.type;
+  return Shown(v);
+}
+
+// §2.4: a numeric literal compared with a property of another kind takes
+// the property's representation when a property value equals it exactly;
+// otherwise it keeps its own value (so it matches no row by `=`) rather
+// than being refused, wrapped or rounded onto a neighbouring value.
+TEST(TypecheckIr, ComparedNumbersKeepTheirExactValue) {
+  Catalog c = testing::MustCompile("node T { k: I32 @key u: U32? f: F32? d: F64? nums: [I32]? }");
+  ir::QueryIR q = MustCheck(c, ReadQuery("$t: T { k: 2.0, u: 4294967298, d: 2, nums: 2.5 } $t.d = 9007199254740993 "
+                                         "$t.f = 16777217 $t.f = 16777216 $t.f = 0.1 $t.k < 2.5 "
+                                         "$t.nums contains 3.0 4294967296 > $t.u",
+                                         "$t.k"));
+  const std::vector<ir::PropertyFilter>& inline_filters = Step(q, 0).scan.filters;
+  EXPECT_EQ(Shown(inline_filters[0].value), "Int 2: I32");
+  EXPECT_EQ(Shown(inline_filters[1].value), "Int 4294967298: I64");  // not wrapped to 2
+  EXPECT_EQ(Shown(inline_filters[2].value), "Double 2: F64");
+  EXPECT_TRUE(inline_filters[3].membership);
+  EXPECT_EQ(Shown(inline_filters[3].value), "Double 2.5: F64");
+  // 2^53 + 1 is no double: it stays an integer (the double 2^53 would
+  // equal a stored 2^53).
+  EXPECT_EQ(Shown(Step(q, 1).filter.right), "Int 9007199254740993: I64");
+  EXPECT_EQ(Shown(Step(q, 2).filter.right), "Int 16777217: I64");  // no F32 holds it
+  EXPECT_EQ(Shown(Step(q, 3).filter.right), "Double 16777216: F32");
+  // A float literal against F32 is the nearest F32, as a load stores it.
+  EXPECT_EQ(Shown(Step(q, 4).filter.right), "Double 0.10000000149011612: F32");
+  EXPECT_EQ(Shown(Step(q, 5).filter.right), "Double 2.5: F64");
+  EXPECT_EQ(Shown(Step(q, 6).filter.right), "Int 3: I32");
+  EXPECT_EQ(Shown(Step(q, 7).filter.left), "Int 4294967296: I64");
+  ir::QueryIR m = MustCheck(c, "query m() { update T set { f: 1 } where u = 2.5 }");
+  EXPECT_EQ(Shown(m.statements[0].where->value), "Double 2.5: F64");
+  EXPECT_EQ(Shown(m.statements[0].assignments[0].value), "Double 1: F32");
+  ir::QueryIR w = MustCheck(c, "query m() { delete T where k = 7.0 }");
+  EXPECT_EQ(Shown(w.statements[0].where->value), "Int 7: I32");
 }
 
 }  // namespace

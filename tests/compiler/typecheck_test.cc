@@ -57,9 +57,6 @@ TEST(TypecheckT3, InlineLiteralTypes) {
   EXPECT_EQ(Err("$p: Person { photo: \"base64:AA==\" }"),
             "type error: T3: blob property `Person.photo` cannot be used in match patterns");
   EXPECT_EQ(Err("$p: Person { name: $who }"), "type error: T3: match variable `$who` must be a declared query parameter");
-  EXPECT_EQ(Err("$p: Person { age: 3000000000 }"),
-            "type error: T3: property `age` has type I32? but literal 3000000000 is out of range");
-  EXPECT_EQ(Err("$p: Person { age: 2.5 }"), "type error: T3: property `age` has type I32? but got F64");
   EXPECT_EQ(Err("$p: Person { name: \"a\", name: \"b\" }"), "");  // two equality filters, not an error
 }
 
@@ -68,6 +65,50 @@ TEST(TypecheckT3, InlineValuesThatPass) {
                 " embedding: [1, 0.5, 2] }"),
             "");
   EXPECT_EQ(Err("$p: Person { tags: $t, age: $a, seen: now() }", "$p.name", "", "$t: String, $a: I64?"), "");
+}
+
+// §2.4: any two numeric kinds compare, by value. A number of another kind
+// or width than the property is a filter that may match no row, never a
+// type error: inline matches (scans, traversal destinations, negations,
+// list membership), `where` comparisons and mutation predicates alike.
+TEST(TypecheckNumeric, ComparisonsAcceptNumbersOfAnyKindAndWidth) {
+  EXPECT_EQ(Err("$p: Person { age: 2.7 }"), "");
+  EXPECT_EQ(Err("$p: Person { age: 2.0 }"), "");
+  EXPECT_EQ(Err("$p: Person { age: 3000000000 }"), "");
+  EXPECT_EQ(Err("$p: Person { age: 18446744073709551615 }"), "");
+  EXPECT_EQ(Err("$p: Person { score: 9007199254740993, ratio: 16777217 }"), "");
+  EXPECT_EQ(Err("$p: Person $p knows $f $f: Person { age: 2.7 }"), "");
+  EXPECT_EQ(Err("$p: Person not { $p knows $f  $f: Person { age: 2.7 } }"), "");
+  EXPECT_EQ(Err("$p: Person not { $p.age = 2.7 }"), "");
+  EXPECT_EQ(Err("$p: Person $p.age < 3000000000 $p.age != 2.7 2.7 <= $p.age $p.ratio = 16777217"), "");
+  EXPECT_EQ(Err("$p: Person $p $k:knows $f $f.age >= 2.5"), "");
+  Catalog c = testing::MustCompile("node D { k: U32 @key nums: [I32]? }");
+  EXPECT_EQ(QueryError(c, ReadQuery("$d: D { k: 2.5, nums: 2.5 }", "$d.k")), "");
+  EXPECT_EQ(QueryError(c, ReadQuery("$d: D $d.nums contains 3000000000", "$d.k")), "");
+  EXPECT_EQ(MutErr("delete Person where age = 2.7"), "");
+  EXPECT_EQ(MutErr("update Person set { nick: \"x\" } where age > 3000000000"), "");
+  EXPECT_EQ(MutErr("update Person set { nick: \"x\" } where score = 9007199254740993"), "");
+  // Other kinds stay errors.
+  EXPECT_EQ(Err("$p: Person { age: true }"), "type error: T3: property `age` has type I32? but got Bool");
+  EXPECT_EQ(Err("$p: Person { name: 2.5 }"), "type error: T3: property `name` has type String but got F64");
+  EXPECT_EQ(MutErr("delete Person where name = 2.5"), "type error: T3: property `name` has type String but got F64");
+}
+
+// §3.1: an assignment stores the value, so a literal must fit the property:
+// an integral number converts, a fraction for an integer property is a T3
+// (never truncated or rounded), and so is an integer out of range.
+TEST(TypecheckT3, AssignedNumbersMustFitTheProperty) {
+  EXPECT_EQ(MutErr("insert Person { name: \"a\", age: 2.5 }"),
+            "type error: T3: property `age` has type I32? but got F64 literal 2.5, which is not a whole number; "
+            "integer properties are never rounded");
+  EXPECT_EQ(MutErr("update Person set { age: 0.5 } where name = \"a\""),
+            "type error: T3: property `age` has type I32? but got F64 literal 0.5, which is not a whole number; "
+            "integer properties are never rounded");
+  EXPECT_EQ(MutErr("insert Person { name: \"a\", age: 3000000000 }"),
+            "type error: T3: property `age` has type I32? but literal 3000000000 is out of range");
+  EXPECT_EQ(MutErr("insert Person { name: \"a\", age: 3000000000.0 }"),
+            "type error: T3: property `age` has type I32? but literal 3000000000.0 is out of range");
+  EXPECT_EQ(MutErr("insert Person { name: \"a\", age: 2.0, score: 2, ratio: 3 }"), "");
 }
 
 TEST(TypecheckT7, InlineParameterTypes) {

@@ -871,6 +871,99 @@ query small_eq($x: F64) { match { $e: Emp  $e.small = $x } return { $e.name } }
   EXPECT_EQ(Query(q, "small_gt", {{"x", Scalar::Double(9007199254740992.5e0)}}), match);
 }
 
+// §2.4: numbers compare by value whatever the kinds and widths, in every
+// filter context: inline matches (the @key id lookup, a plain scan, list
+// membership, a traversal destination), `where` comparisons on node and edge
+// properties, and negations. A literal no property value equals (2.7 or
+// 2^32 + 2 against I32, 2^53 + 1 against F64) matches nothing; it is never
+// refused, truncated, wrapped or rounded onto a stored neighbour.
+TEST_F(QueryExecutorTest, NumbersOfAnotherKindCompareByValue) {
+  Build(R"(
+node M { k: I32 @key
+  count: I32?
+  big: I64?
+  u: U32?
+  f: F64?
+  r: F32?
+  nums: [I32]? }
+node Box { n: String @key }
+edge Has: Box -> M { w: I32? }
+)",
+        R"({"type":"M","data":{"k":1,"count":2,"big":9007199254740992,"u":0,"f":9007199254740992.0,"r":16777216,"nums":[1,2]}}
+{"type":"M","data":{"k":2,"count":3,"big":9007199254740993,"u":4294967295,"f":2.5,"r":0.5,"nums":[3]}}
+{"type":"M","data":{"k":3}}
+{"type":"M","data":{"k":-2,"count":-7,"big":-1,"u":7,"f":-0.5,"r":-0.5,"nums":[]}}
+{"type":"Box","data":{"n":"b"}}
+{"edge":"Has","from":"b","to":"1","data":{"w":2}}
+{"edge":"Has","from":"b","to":"2","data":{"w":3}}
+)");
+  auto keys = [](std::vector<int> ks) {
+    Rows rows;
+    for (int k : ks) rows.push_back(fmt::format(R"({{"m.k":{}}})", k));
+    return rows;
+  };
+  auto run = [&](std::string_view params, std::string_view match, const Params& values = {}) {
+    std::string source = fmt::format("query q({}) {{ match {{ {} }} return {{ $m.k }} order {{ $m.k }} }}", params, match);
+    return Query(source, "q", values);
+  };
+  // Inline matches; `k` is the single-property @key (an id lookup).
+  EXPECT_EQ(run("", "$m: M { count: 2.7 }"), keys({}));
+  EXPECT_EQ(run("", "$m: M { count: 2.0 }"), keys({1}));
+  EXPECT_EQ(run("", "$m: M { count: 4294967298 }"), keys({}));  // 2^32 + 2 wraps to 2
+  EXPECT_EQ(run("", "$m: M { k: 2.0 }"), keys({2}));
+  EXPECT_EQ(run("", "$m: M { k: 2.5 }"), keys({}));
+  EXPECT_EQ(run("", "$m: M { k: 4294967298 }"), keys({}));
+  EXPECT_EQ(run("", "$m: M { k: 1, count: 2.0 }"), keys({1}));
+  EXPECT_EQ(run("", "$m: M { k: 1, count: 2.5 }"), keys({}));
+  EXPECT_EQ(run("$v: F64", "$m: M { k: $v }", {{"v", Scalar::Double(2.0)}}), keys({2}));
+  EXPECT_EQ(run("$v: F64", "$m: M { k: $v }", {{"v", Scalar::Double(2.5)}}), keys({}));
+  EXPECT_EQ(run("$v: I64", "$m: M { k: $v }", {{"v", I(4294967298)}}), keys({}));
+  EXPECT_EQ(run("$v: I64", "$m: M { k: $v }", {{"v", I(-2)}}), keys({-2}));
+  EXPECT_EQ(run("", "$m: M { f: 9007199254740993 }"), keys({}));
+  EXPECT_EQ(run("", "$m: M { big: 9007199254740993.0 }"), keys({1}));  // the literal is the double 2^53
+  EXPECT_EQ(run("", "$m: M { r: 16777217 }"), keys({}));
+  EXPECT_EQ(run("", "$m: M { r: 0.5 }"), keys({2}));
+  // `where` comparisons.
+  EXPECT_EQ(run("", "$m: M  $m.count < 2.5"), keys({-2, 1}));
+  EXPECT_EQ(run("", "$m: M  2.5 <= $m.count"), keys({2}));
+  EXPECT_EQ(run("", "$m: M  $m.count = 2.7"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.count != 2.7"), keys({-2, 1, 2}));
+  EXPECT_EQ(run("", "$m: M  $m.count < 3000000000"), keys({-2, 1, 2}));
+  EXPECT_EQ(run("", "$m: M  $m.count > 3000000000"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.count = 4294967298"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.count >= 4294967298"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.f = 9007199254740993"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.f < 9007199254740993"), keys({-2, 1, 2}));
+  EXPECT_EQ(run("", "$m: M  $m.f = 9007199254740992"), keys({1}));
+  EXPECT_EQ(run("", "$m: M  $m.big > 9007199254740992.0"), keys({2}));
+  EXPECT_EQ(run("", "$m: M  $m.r = 16777217"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.r < 16777217"), keys({-2, 1, 2}));
+  EXPECT_EQ(run("", "$m: M  $m.r = 16777216"), keys({1}));
+  EXPECT_EQ(run("", "$m: M  $m.u = 4294967295"), keys({2}));
+  EXPECT_EQ(run("", "$m: M  $m.u < 4294967296"), keys({-2, 1, 2}));
+  // Negative numbers (parameters only, §2.1) against an unsigned property.
+  const Params minus_one{{"n", I(-1)}};
+  EXPECT_EQ(run("$n: I64", "$m: M  $m.u > $n", minus_one), keys({-2, 1, 2}));
+  EXPECT_EQ(run("$n: I64", "$m: M  $m.u <= $n", minus_one), keys({}));
+  EXPECT_EQ(run("$n: I64", "$m: M  $m.u = $n", minus_one), keys({}));
+  EXPECT_EQ(run("$n: I64", "$m: M { u: $n }", minus_one), keys({}));
+  // List membership.
+  EXPECT_EQ(run("", "$m: M { nums: 2.0 }"), keys({1}));
+  EXPECT_EQ(run("", "$m: M { nums: 2.5 }"), keys({}));
+  EXPECT_EQ(run("", "$m: M  $m.nums contains 3.0"), keys({2}));
+  EXPECT_EQ(run("", "$m: M  $m.nums contains 4294967298"), keys({}));
+  EXPECT_EQ(run("", "$m: M  [2.0, 7.5] contains $m.count"), keys({1}));
+  // Negations, traversal destinations and edge properties.
+  EXPECT_EQ(run("", "$m: M  not { $m.count = 2.0 }"), keys({-2, 2, 3}));
+  EXPECT_EQ(run("", "$m: M  not { $m: M { count: 2.7 } }"), keys({-2, 1, 2, 3}));
+  EXPECT_EQ(run("", "$m: M  not { $x $h:has $m  $h.w = 2.0 }"), keys({-2, 2, 3}));
+  EXPECT_EQ(run("", "$b: Box  $b has $m  $m: M { count: 2.7 }"), keys({}));
+  EXPECT_EQ(run("", "$b: Box  $b has $m  $m: M { count: 3.0 }"), keys({2}));
+  EXPECT_EQ(run("", "$b: Box  $b $h:has $m  $h.w = 2.0"), keys({1}));
+  EXPECT_EQ(run("", "$b: Box  $b $h:has $m  $h.w < 2.5"), keys({1}));
+  EXPECT_EQ(run("", "$b: Box  $b $h:has $m  $h.w = 2.5"), keys({}));
+}
+
 // ---------------------------------------------------------------------------
 // Search functions (§2.7).
 

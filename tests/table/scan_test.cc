@@ -169,5 +169,35 @@ TEST(Predicate, ValidateRejectsTypeMismatches) {
   EXPECT_TRUE(Predicate::IsNull("l").Validate(schema).ok());
 }
 
+// Numbers compare by exact value across kinds: an integer literal is not
+// rounded to the double nearest to it (2^53 + 1 is not the double 2^53),
+// and an IN list holds each number at its exact value.
+TEST(Predicate, NumbersCompareByExactValueAcrossKinds) {
+  Schema schema({Field("d", DataType::Float64()), Field("u", DataType::UInt64()), Field("i", DataType::Int32())});
+  schema.AssignMissingFieldIds();
+  auto ptr = std::make_shared<const Schema>(schema);
+  auto batch = testing::MakeBatch(ptr, {
+                                           {D(9007199254740992.0), Scalar::UInt(10000000000000000000ULL), I(2)},
+                                           {D(2.5), Scalar::UInt(3), I(3)},
+                                       });
+  auto selected = [&](const Predicate& p) {
+    Result<std::vector<int64_t>> rows = p.Select(*batch);
+    EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+    return rows.ok() ? *rows : std::vector<int64_t>{-1};
+  };
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(selected(Predicate::Eq("d", I(9007199254740993))), V{});
+  EXPECT_EQ(selected(Predicate::Lt("d", I(9007199254740993))), (V{0, 1}));
+  EXPECT_EQ(selected(Predicate::Eq("d", I(9007199254740992))), V{0});
+  EXPECT_EQ(selected(Predicate::In("d", {I(9007199254740993)})), V{});
+  EXPECT_EQ(selected(Predicate::In("d", {I(9007199254740992), D(2.5)})), (V{0, 1}));
+  EXPECT_EQ(selected(Predicate::In("u", {D(1e19)})), V{0});
+  EXPECT_EQ(selected(Predicate::In("u", {D(3.5), I(-3)})), V{});
+  EXPECT_EQ(selected(Predicate::Eq("i", D(2.5))), V{});
+  EXPECT_EQ(selected(Predicate::Lt("i", D(2.5))), V{0});
+  EXPECT_EQ(selected(Predicate::Eq("i", I(4294967298))), V{});
+  EXPECT_EQ(selected(Predicate::In("i", {D(3.0)})), V{1});
+}
+
 }  // namespace
 }  // namespace omnigraph::table
