@@ -230,11 +230,17 @@ std::map<std::string, Scalar> ParamScalars(const compiler::ParamMap& params) {
   return out;
 }
 
-// `--if-commit` lost: the branch head is `actual`, not `expected` (§3.2).
-Status HeadIsNot(const std::string& branch, const std::string& expected, const std::string& actual) {
+// `--if-commit` lost: the head of `branch` is `actual`, not `expected`
+// (branches.md BR-8, whose message and details this is; the front ends
+// render it through api/wire/error_json.h). `actual` is nullopt when there
+// is no head to report, shown as "<absent>" and left out of the details.
+Status HeadIsNot(const std::string& branch, const std::string& expected, const std::optional<std::string>& actual) {
+  Status::Details details{{"branch", branch}, {"expected", expected}};
+  if (actual) details.emplace("actual", *actual);
   return Status(ErrorCode::kPreconditionFailed,
-                fmt::format("branch '{}' head is '{}', not the expected commit '{}'", branch, actual, expected),
-                {{"expected", expected}, {"actual", actual}});
+                fmt::format("precondition failed on branch '{}': expected head '{}' but current is {}", branch,
+                            expected, actual.value_or("<absent>")),
+                std::move(details));
 }
 
 int64_t NowMillis() {
@@ -282,8 +288,10 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
       if (if_commit && written.status().code() == ErrorCode::kReadSetChanged) {
         // The head moved between the check above and the publication: the
         // compare-and-swap on the head was lost (§3.2: 412, CLI exit 4).
+        // When the new head cannot be read, the loss is still certain and
+        // is reported without one, rather than as a made-up id.
         auto now = graph_->ReadState(branch);
-        return HeadIsNot(branch, *if_commit, now.ok() ? now->head.id : "unknown");
+        return HeadIsNot(branch, *if_commit, now.ok() ? std::optional<std::string>(now->head.id) : std::nullopt);
       }
       return written.status();
     }

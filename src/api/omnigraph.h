@@ -126,7 +126,10 @@ class Omnigraph {
                                   std::string_view params_json, const ReadTarget& target = {});
 
   // Runs mutation `name`. `if_commit`: publish only if the branch head is
-  // still that commit (PreconditionFailed otherwise).
+  // still that commit; otherwise PreconditionFailed (412, no effect, never
+  // retried) with the message "precondition failed on branch '<b>':
+  // expected head '<if_commit>' but current is <head>" and details branch,
+  // expected and actual (branches.md BR-8).
   Result<MutationReport> Mutate(std::string_view source, std::string_view source_file, const std::string& name,
                                 std::string_view params_json, const std::string& branch = "main",
                                 const std::optional<std::string>& if_commit = std::nullopt);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "api/wire/error_json.h"
 #include "cli/operator_config.h"
 #include "compiler/source.h"
 
@@ -46,11 +47,34 @@ void SelectProfile(const OperatorConfig& config, GlobalFlags* flags) {
   }
 }
 
-// Errors go to stderr only (stdout stays parseable for --json callers).
-// Type errors keep their position out of the message text (it is part of
-// the contract, compiler/source.h); it is printed on a second line here so
-// that every bad query still names file, line and column.
-int ReportFailure(const Status& st) {
+// Whether `status`, under --json, also prints its wire error body
+// (api/wire/error_json.h) on stdout. Only a lost --if-commit does:
+// branches.md BR-8 and surface §5.2 ask for "the whole error body" there.
+// Every other error keeps stdout empty (surface §5.4 and §6.1: the message
+// goes to stderr), so a --json caller reads either the command's output
+// or nothing, and the case scripts that print a failed step's stdout stay
+// as they are. ErrorJson renders every kind of error; the server sends it
+// for all of them.
+bool PrintsErrorBodyOnStdout(const Status& status) { return status.code() == ErrorCode::kPreconditionFailed; }
+
+// The exit code of a failure (surface §5.4).
+int ExitCodeOf(const Status& status) {
+  if (status.code() == ErrorCode::kPreconditionFailed) return kExitPreconditionFailed;
+  auto exit = status.details().find("exit");
+  return exit != status.details().end() && exit->second == "usage" ? kExitUsage : kExitError;
+}
+
+// The message goes to stderr. Type errors keep their position out of the
+// message text (it is part of the contract, compiler/source.h); it is
+// printed on a second line here so that every bad query still names file,
+// line and column.
+int ReportFailure(const Status& st, bool json) {
+  if (json && PrintsErrorBodyOnStdout(st)) {
+    // The body quotes input (the expected commit id is the caller's), so
+    // bytes that are not UTF-8 are replaced rather than failing the dump.
+    std::cout << api::wire::ErrorJson(st).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+              << "\n";
+  }
   // Messages quote input (paths, names, values): their control characters,
   // newlines included, are shown escaped, so none reaches the terminal raw
   // or forges a line. The only lines a message has on purpose are the two
@@ -81,13 +105,12 @@ int ReportFailure(const Status& st) {
     std::cerr << "  outcome: indeterminate: commit '" << (commit != details.end() ? commit->second : "?")
               << "' may have been published; check `omnigraph commit list` before retrying\n";
   }
-  auto exit = details.find("exit");
-  return exit != details.end() && exit->second == "usage" ? kExitUsage : kExitError;
+  return ExitCodeOf(st);
 }
 
 }  // namespace
 
-int Context::Fail(const Status& status) const { return ReportFailure(status); }
+int Context::Fail(const Status& status) const { return ReportFailure(status, flags.json); }
 
 Status UsageError(std::string message) {
   return Status(ErrorCode::kInvalidArgument, std::move(message), {{"exit", "usage"}});

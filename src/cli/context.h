@@ -67,8 +67,10 @@ struct Context {
 
   // Prints `status` on stderr (control characters escaped, a located
   // error's position on a second line, an indeterminate publication's
-  // advice) and returns its exit code: kExitUsage for a UsageError, else
-  // kExitError.
+  // advice) and returns its exit code: kExitPreconditionFailed for a lost
+  // precondition, kExitUsage for a UsageError, else kExitError. With
+  // --json, a lost precondition also prints its whole wire error body on
+  // stdout (branches.md BR-8); other errors print nothing there.
   int Fail(const Status& status) const;
 };
 

@@ -6,7 +6,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "api/wire/report_json.h"
 #include "cli/input.h"
@@ -37,19 +36,8 @@ int RunMutate(Context& context, const MutateOptions& options) {
   if (!options.if_commit.empty()) if_commit = options.if_commit;
   auto report = (*graph)->Mutate(request->source, request->source_file, request->name, *params,
                                  options.source.branch, if_commit);
-  if (!report.ok()) {
-    if (report.status().code() == ErrorCode::kPreconditionFailed) {
-      if (flags.json) {
-        const Status::Details& details = report.status().details();
-        nlohmann::ordered_json body = {{"expected", details.count("expected") ? details.at("expected") : ""},
-                                       {"actual", details.count("actual") ? details.at("actual") : ""}};
-        std::cout << body.dump(2) << "\n";
-      }
-      std::cerr << "error: " << report.status().message() << "\n";
-      return kExitPreconditionFailed;
-    }
-    return context.Fail(report.status());
-  }
+  // A lost --if-commit exits 4 with its error body (Context::Fail).
+  if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
   if (flags.json) {
     std::cout << api::wire::MutationReportJson(*report, (*graph)->actor()).dump(2) << "\n";
