@@ -153,9 +153,11 @@ class Omnigraph {
                                     std::string_view source_file, const std::string& name,
                                     std::string_view params_json);
 
-  // Runs mutation `name`. `if_commit`: publish only while the branch's
-  // effective head is exactly that commit (BR-8: PreconditionFailed
-  // otherwise, never retried). Errors: those of exec::RunMutation.
+  // Runs mutation `name`. `if_commit`: publish only if the branch head is
+  // still that commit; otherwise PreconditionFailed (412, no effect, never
+  // retried) with the message "precondition failed on branch '<b>':
+  // expected head '<if_commit>' but current is <head>" and details branch,
+  // expected and actual (branches.md BR-8).
   Result<MutationReport> Mutate(std::string_view source, std::string_view source_file, const std::string& name,
                                 std::string_view params_json, const std::string& branch = "main",
                                 const std::optional<std::string>& if_commit = std::nullopt);

@@ -7,7 +7,7 @@
 #include <exception>
 #include <iostream>
 
-#include "cli/commands.h"
+#include "cli/app.h"
 
 namespace {
 

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "support/cli_runner.h"
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
@@ -586,11 +587,8 @@ void WriteFile(const std::string& path, std::string_view text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
-// The `omnigraph` binary of this build (build/src/cli/omnigraph next to
-// build/tests/omnigraph_tests).
-std::string CliBinary() {
-  return (std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() / "src/cli/omnigraph").string();
-}
+// The `omnigraph` binary of this build.
+using testing::CliBinary;
 
 class CliBadInputTest : public ::testing::Test {
  protected:

@@ -162,7 +162,12 @@ TEST_F(MutationTest, IfCommitIsACompareAndSwapOnTheHead) {
   auto stale = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", "01J0000000000000000000000X");
   ASSERT_EQ(stale.status().code(), ErrorCode::kPreconditionFailed);
   EXPECT_EQ(stale.status().http_status(), 412);
-  EXPECT_EQ(stale.status().details().at("actual"), head);
+  // branches.md BR-8: the exact message, and the branch with both heads.
+  EXPECT_EQ(stale.status().message(), "precondition failed on branch 'main': expected head "
+                                      "'01J0000000000000000000000X' but current is " + head);
+  EXPECT_EQ(stale.status().details(), (Status::Details{{"branch", "main"},
+                                                       {"expected", "01J0000000000000000000000X"},
+                                                       {"actual", head}}));
   auto ok = graph_->Mutate(kMutations, "mutations.gq", "note", R"({"body":"x"})", "main", head);
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
 }

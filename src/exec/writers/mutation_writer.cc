@@ -22,12 +22,11 @@ std::map<std::string, Scalar> ParamScalars(const compiler::ParamMap& params) {
 }  // namespace
 
 Status HeadIsNot(const std::string& branch, const std::string& expected, const std::optional<std::string>& actual) {
-  std::string shown = actual ? fmt::format("'{}'", *actual) : "<absent>";
-  std::map<std::string, std::string> details{{"branch", branch}, {"expected", expected}};
-  if (actual) details["actual"] = *actual;
+  Status::Details details{{"branch", branch}, {"expected", expected}};
+  if (actual) details.emplace("actual", *actual);
   return Status(ErrorCode::kPreconditionFailed,
                 fmt::format("precondition failed on branch '{}': expected head '{}' but current is {}", branch,
-                            expected, shown),
+                            expected, actual.value_or("<absent>")),
                 std::move(details));
 }
 

@@ -43,8 +43,10 @@ struct MutationOutcome {
 // ReadSetChanged), NotFound (kind branch_not_found), storage errors.
 Result<MutationOutcome> RunMutation(graph::GraphStore& graph, CatalogCache& catalogs, const MutationRequest& request);
 
-// PreconditionFailed for `--if-commit expected` on `branch` whose head is
-// `actual` (BR-8 message and details).
+// `--if-commit` lost: the head of `branch` is `actual`, not `expected`
+// (branches.md BR-8, whose message and details this is; the front ends
+// render it through api/wire/error_json.h). `actual` is nullopt when there
+// is no head to report, shown as "<absent>" and left out of the details.
 Status HeadIsNot(const std::string& branch, const std::string& expected, const std::optional<std::string>& actual);
 
 }  // namespace omnigraph::exec

@@ -1,14 +1,12 @@
-// Command definitions of the `omnigraph` CLI (spec/surface.md §5.2).
+// The `omnigraph` command line (spec/surface.md §5): parses argv with the
+// global flags of §5.1 and runs one verb (cli/verbs/).
 #pragma once
 
 #include <string>
 
-namespace omnigraph::cli {
+#include "cli/context.h"
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitError = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitPreconditionFailed = 4;
+namespace omnigraph::cli {
 
 struct RunResult {
   int exit_code = kExitOk;

@@ -1,0 +1,83 @@
+#include "api/wire/report_json.h"
+
+namespace omnigraph::api::wire {
+namespace {
+
+// An optional string as JSON: its value, or null.
+Json OrNull(const std::optional<std::string>& value) { return value ? Json(*value) : Json(nullptr); }
+
+// [{name, entities_loaded}] of one kind of entity in a load.
+Json TypeCountsJson(const std::vector<TypeCount>& counts) {
+  Json out = Json::array();
+  for (const TypeCount& count : counts) out.push_back({{"name", count.name}, {"entities_loaded", count.entities_loaded}});
+  return out;
+}
+
+}  // namespace
+
+Json CommitJson(const graph::CommitRecord& commit) {
+  Json j;
+  j["graph_commit_id"] = commit.id;
+  j["graph_branch"] = OrNull(commit.graph_branch);
+  j["graph_manifest_version"] = commit.manifest_version;
+  j["parent_commit_id"] = OrNull(commit.parent_id);
+  j["merged_parent_commit_id"] = OrNull(commit.merged_parent_id);
+  j["actor_id"] = OrNull(commit.actor_id);
+  j["created_at"] = commit.created_at_us;
+  return j;
+}
+
+Json CommitListJson(const std::vector<graph::CommitRecord>& commits) {
+  Json list = Json::array();
+  for (const graph::CommitRecord& commit : commits) list.push_back(CommitJson(commit));
+  return Json{{"commits", list}};
+}
+
+Json InitJson(std::string_view uri) { return Json{{"uri", std::string(uri)}}; }
+
+Json LoadReportJson(const LoadReport& report, std::string_view uri) {
+  Json j;
+  j["uri"] = std::string(uri);
+  j["branch"] = report.branch;
+  j["mode"] = std::string(LoadModeName(report.mode));
+  // A load never creates its branch in this build (no --from).
+  j["branch_created"] = false;
+  j["nodes"] = TypeCountsJson(report.nodes);
+  j["edges"] = TypeCountsJson(report.edges);
+  j["total_entities"] = report.total_entities;
+  j["commit"] = report.commit ? CommitJson(*report.commit) : Json(nullptr);
+  return j;
+}
+
+Json MutationReportJson(const MutationReport& report, const std::optional<std::string>& actor_id) {
+  Json j;
+  j["branch"] = report.branch;
+  j["query_name"] = report.query_name;
+  j["affected_nodes"] = report.affected_nodes;
+  j["affected_edges"] = report.affected_edges;
+  j["actor_id"] = OrNull(actor_id);
+  j["commit"] = report.commit ? CommitJson(*report.commit) : Json(nullptr);
+  return j;
+}
+
+Json SnapshotJson(const SnapshotInfo& info) {
+  Json j;
+  j["graph_branch"] = info.graph_branch;
+  j["graph_manifest_version"] = info.graph_manifest_version;
+  j["internal_schema_version"] = info.internal_schema_version;
+  Json datasets = Json::array();
+  for (const DatasetInfo& dataset : info.datasets) {
+    datasets.push_back({{"entity_kind", dataset.entity_kind},
+                        {"type_name", dataset.type_name},
+                        {"dataset_path", dataset.dataset_path},
+                        {"published_dataset_version", dataset.published_dataset_version},
+                        {"native_dataset_branch", nullptr},
+                        {"entity_count", dataset.entity_count}});
+  }
+  j["datasets"] = datasets;
+  return j;
+}
+
+Json SchemaSourceJson(std::string_view source) { return Json{{"schema_source", std::string(source)}}; }
+
+}  // namespace omnigraph::api::wire

@@ -1,0 +1,56 @@
+// The JSON documents of write receipts and graph metadata (spec/surface.md
+// §5.2 `--json` output; the same bodies as the HTTP API's outputs), shared
+// by the CLI and the server so both spell every field alike.
+//
+// Each function returns an ordered document: members appear in the order
+// the spec lists them, which is the order `dump()` prints. Absent optional
+// values are JSON null unless a function says otherwise. Read results
+// (query rows) are encoded by exec/result_format.h instead.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/omnigraph.h"
+
+namespace omnigraph::api::wire {
+
+using Json = nlohmann::ordered_json;
+
+// CommitOutput: {graph_commit_id, graph_branch, graph_manifest_version,
+// parent_commit_id, merged_parent_commit_id, actor_id, created_at}
+// (`commit show`; graph_branch is null for main).
+Json CommitJson(const graph::CommitRecord& commit);
+
+// {commits: [CommitOutput…]} in the given order (`commit list`).
+Json CommitListJson(const std::vector<graph::CommitRecord>& commits);
+
+// The `init` receipt: {uri}, the graph as the user addressed it.
+Json InitJson(std::string_view uri);
+
+// The `load` receipt (§4.4): {uri, branch, mode, branch_created, nodes,
+// edges, total_entities, commit}; nodes and edges are [{name,
+// entities_loaded}], commit a CommitOutput or null. `uri` is the graph
+// path loaded.
+Json LoadReportJson(const LoadReport& report, std::string_view uri);
+
+// The `mutate` receipt (§3.3): {branch, query_name, affected_nodes,
+// affected_edges, actor_id, commit}; commit is null when nothing changed.
+// `actor_id` is the actor the commit records (nullopt: none).
+Json MutationReportJson(const MutationReport& report, const std::optional<std::string>& actor_id);
+
+// The `snapshot` output: {graph_branch, graph_manifest_version,
+// internal_schema_version, datasets: [{entity_kind, type_name,
+// dataset_path, published_dataset_version, native_dataset_branch,
+// entity_count}]}. native_dataset_branch is null: every dataset of this
+// build lives on its native main.
+Json SnapshotJson(const SnapshotInfo& info);
+
+// The `schema show` output: {schema_source}.
+Json SchemaSourceJson(std::string_view source);
+
+}  // namespace omnigraph::api::wire

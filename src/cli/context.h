@@ -1,0 +1,114 @@
+// What every verb of the `omnigraph` CLI shares while one command line runs
+// (spec/surface.md §5): the global flags, the operator config they fall back
+// on, how a verb finds its graph, and how a failure becomes an exit code.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/omnigraph.h"
+#include "exec/result_format.h"
+#include "util/status.h"
+
+namespace omnigraph::cli {
+
+// Exit codes (surface §5.4).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitPreconditionFailed = 4;
+
+// The global flags of §5.1, and the operator-config values (§5.5) that
+// stand in for them when the command line is silent.
+struct GlobalFlags {
+  std::string store;
+  std::string profile;         // --profile
+  bool profile_given = false;  // --profile was on the command line (even empty)
+  bool json = false;
+  bool quiet = false;
+  bool yes = false;
+  std::string actor;
+  // From the operator config (§5.5), each used only when the command line
+  // does not say otherwise. default_store is the selected profile's store
+  // when a profile is selected, else defaults.store.
+  std::string default_store;
+  // Why the selected profile (--profile, else $OMNIGRAPH_PROFILE) cannot
+  // address a graph; reported only when a command would use it.
+  Status profile_error;
+  std::string default_actor;
+  std::optional<exec::OutputFormat> default_output;
+  exec::TableOptions table;
+
+  // The actor recorded on a write's commits: --as, else operator.actor.
+  const std::string& WriteActor() const { return actor.empty() ? default_actor : actor; }
+};
+
+// The global flags a verb can use (§5.1: a flag a verb cannot use fails
+// loudly). --quiet only silences the write-target line and is harmless
+// everywhere.
+struct VerbFlags {
+  bool store = true;   // addresses a graph
+  bool json = true;    // has a JSON form of its output
+  bool actor = false;  // makes commits that record an actor (--as)
+  bool yes = false;    // can be destructive (--yes)
+};
+
+// One command line's state, shared by the verb that runs and the code that
+// parsed it. Verbs keep a reference to it in their CLI11 callbacks.
+struct Context {
+  GlobalFlags flags;
+  // The exit code of the verb that ran (kExitOk until one fails).
+  int exit_code = kExitOk;
+  // What a write verb made durable before writing its confirmation
+  // ("commit '<id>'", "graph '<uri>'"); see RunResult::published.
+  std::string published;
+
+  // Prints `status` on stderr (control characters escaped, a located
+  // error's position on a second line, an indeterminate publication's
+  // advice) and returns its exit code: kExitPreconditionFailed for a lost
+  // precondition, kExitUsage for a UsageError, else kExitError. With
+  // --json, a lost precondition also prints its whole wire error body on
+  // stdout (branches.md BR-8); other errors print nothing there.
+  int Fail(const Status& status) const;
+};
+
+// A command-line usage error (conflicting or missing options): exit code 2
+// instead of 1 (§5.4).
+Status UsageError(std::string message);
+
+// Refuses a global flag `verb` cannot use (`accepts`), as a UsageError
+// naming the verb and the flag.
+Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFlags accepts);
+
+// Checks the verb's global flags, then reads the operator config into
+// `flags` (defaults, the selected profile, the actor, output and table
+// options) and prints its warnings on stderr. Errors: as CheckGlobalFlags
+// and LoadOperatorConfig; UsageError for a --profile this build cannot use
+// and for an invalid actor on a write.
+Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts);
+
+// The graph a command addresses as the user spelled it: the positional
+// URI, else --store, else the selected profile's store, else the operator
+// config's defaults.store.
+const std::string& GivenUri(const std::string& positional, const GlobalFlags& flags);
+
+// The graph a command addresses (GivenUri), as a local path. Errors:
+// UsageError when none is given, when both a positional URI and --store
+// are, or when the selected profile cannot address a graph;
+// InvalidArgument for an http(s) URI; Unsupported for another scheme.
+Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags& flags);
+
+// Opens the graph a command addresses (ResolveUri, then Omnigraph::Open).
+Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional, const GlobalFlags& flags);
+
+// Gives `graph` the actor a write records (GlobalFlags::WriteActor), none
+// when it is empty. Errors: as Omnigraph::set_actor.
+Status SetWriteActor(api::Omnigraph& graph, const GlobalFlags& flags);
+
+// The stderr line a write verb prints before it writes (§5.1), unless
+// --quiet: "omnigraph <verb> → <uri> (direct, local)".
+void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri);
+
+}  // namespace omnigraph::cli

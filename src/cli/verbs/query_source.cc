@@ -1,0 +1,50 @@
+#include "cli/verbs/query_source.h"
+
+#include "cli/context.h"
+#include "cli/input.h"
+
+namespace omnigraph::cli {
+
+void AddQuerySourceOptions(CLI::App* command, QuerySourceOptions* options) {
+  command->add_option("name", options->name, "query name (required when the source holds several)");
+  // The spelling the compiler's "pass --name" error names.
+  command->add_option("--name", options->name_flag, "query name (same as the positional NAME)");
+  options->file_option = command->add_option("--query", options->file, "query file (.gq)");
+  options->inline_option = command->add_option("-e,--query-string", options->inline_source, "query source text");
+  command->add_option("--params", options->params, "parameters as a JSON object");
+  command->add_option("--params-file", options->params_file, "file holding the parameters JSON object");
+  options->branch_option = command->add_option("--branch", options->branch, "branch (default main)");
+}
+
+CLI::Validator NonEmptyCommitId() {
+  return CLI::Validator([](std::string& value) { return value.empty() ? "a commit id must not be empty" : ""; },
+                        "COMMIT");
+}
+
+Result<QueryRequest> ResolveQueryRequest(const QuerySourceOptions& options) {
+  QueryRequest request;
+  request.name = options.name;
+  if (!options.name_flag.empty()) {
+    if (!options.name.empty() && options.name != options.name_flag) {
+      return UsageError("pass the query name once: NAME or --name");
+    }
+    request.name = options.name_flag;
+  }
+  const bool inline_source = options.inline_option->count() > 0;
+  if ((options.file_option->count() > 0) == inline_source) {
+    return UsageError("pass exactly one of --query FILE or -e/--query-string SOURCE");
+  }
+  if (inline_source) {
+    request.source = options.inline_source;
+    request.source_file = "<inline>";
+    return request;
+  }
+  if (options.file == "-" && options.params_file == "-") {
+    return UsageError("standard input can feed only one of --query and --params-file");
+  }
+  OG_ASSIGN_OR_RETURN(request.source, ReadFile(options.file));
+  request.source_file = options.file;
+  return request;
+}
+
+}  // namespace omnigraph::cli

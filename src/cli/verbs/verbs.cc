@@ -1,0 +1,18 @@
+#include "cli/verbs/verbs.h"
+
+namespace omnigraph::cli {
+
+void RegisterVerbs(CLI::App& app, Context& context) {
+  RegisterInit(app, context);
+  RegisterLoad(app, context);
+  RegisterQuery(app, context);
+  RegisterMutate(app, context);
+  RegisterExport(app, context);
+  RegisterSnapshot(app, context);
+  RegisterSchema(app, context);
+  RegisterLint(app, context);
+  RegisterCommit(app, context);
+  RegisterVersion(app, context);
+}
+
+}  // namespace omnigraph::cli

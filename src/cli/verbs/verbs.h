@@ -1,0 +1,45 @@
+// The verbs of the `omnigraph` CLI (spec/surface.md §5.2), one file each.
+//
+// A verb is added in three steps:
+//   1. verbs/<verb>.cc defines `void Register<Verb>(CLI::App& app,
+//      Context& context)`. It adds the subcommand (and its own
+//      subcommands) to `app`, binds the options to storage it owns (a
+//      std::shared_ptr captured by the callback, since CLI11 keeps
+//      references to it until parsing ends) and sets a callback that runs
+//      the verb and stores its exit code in `context.exit_code`.
+//   2. The declaration goes below, and the call into RegisterVerbs
+//      (verbs.cc), whose order is the order `--help` lists them.
+//   3. The file is added to src/cli/CMakeLists.txt.
+//
+// A verb's callback starts with PrepareVerb (cli/context.h), naming the
+// global flags it accepts, reports failures with `context.Fail(status)`,
+// prints its --json output through api/wire, and, when it writes, records
+// what it made durable in `context.published`.
+#pragma once
+
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.h"
+
+namespace omnigraph::cli {
+
+// The program's version, printed by `version` and by `-v`.
+inline constexpr std::string_view kVersion = "0.1.0";
+
+// Registers every verb below on `app`, in the order of `--help`.
+void RegisterVerbs(CLI::App& app, Context& context);
+
+void RegisterInit(CLI::App& app, Context& context);      // init: create a graph
+void RegisterLoad(CLI::App& app, Context& context);      // load: strict NDJSON load
+void RegisterQuery(CLI::App& app, Context& context);     // query: run a read query
+void RegisterMutate(CLI::App& app, Context& context);    // mutate: run a mutation
+void RegisterExport(CLI::App& app, Context& context);    // export: NDJSON export
+void RegisterSnapshot(CLI::App& app, Context& context);  // snapshot: datasets a branch reads
+void RegisterSchema(CLI::App& app, Context& context);    // schema show
+void RegisterLint(CLI::App& app, Context& context);      // lint: check queries against a schema
+void RegisterCommit(CLI::App& app, Context& context);    // commit list / show
+void RegisterVersion(CLI::App& app, Context& context);   // version
+
+}  // namespace omnigraph::cli
