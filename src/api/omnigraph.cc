@@ -18,6 +18,7 @@
 #include "exec/export.h"
 #include "exec/loader.h"
 #include "exec/query_executor.h"
+#include "exec/writers/branch_merge.h"
 #include "exec/writers/load_writer.h"
 #include "exec/writers/mutation_writer.h"
 #include "graph/branches.h"
@@ -321,5 +322,22 @@ Result<BranchCreateReport> Omnigraph::BranchCreate(const std::string& name, cons
 Result<std::vector<std::string>> Omnigraph::BranchList() { return graph::ListBranches(*graph_); }
 
 Status Omnigraph::BranchDelete(const std::string& name) { return graph::DeleteBranch(*graph_, name, bound_branch_); }
+
+Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, const std::string& target,
+                                                 const BranchMergeOptions& options) {
+  OG_ASSIGN_OR_RETURN(exec::MergeResult merged, exec::RunBranchMerge(*graph_, catalogs_, {source, target, actor_}));
+  BranchMergeReport report;
+  report.source = merged.source;
+  report.target = merged.target;
+  report.outcome = std::string(exec::MergeOutcomeName(merged.outcome));
+  report.actor_id = actor_;
+  report.commit = merged.commit;
+  if (options.delete_branch) {
+    Status deleted = BranchDelete(merged.source);
+    report.branch_deleted = deleted.ok();
+    if (!deleted.ok()) report.branch_delete_error = deleted.message();
+  }
+  return report;
+}
 
 }  // namespace omnigraph::api

@@ -88,6 +88,24 @@ struct BranchCreateReport {
   std::optional<std::string> actor_id;
 };
 
+struct BranchMergeOptions {
+  // After a successful merge (any outcome), delete the source as
+  // BranchDelete would; a refusal never fails the merge (BR-9.10).
+  bool delete_branch = false;
+};
+
+struct BranchMergeReport {
+  std::string source;
+  std::string target;
+  std::string outcome;  // already_up_to_date | fast_forward | merged
+  std::optional<std::string> actor_id;
+  std::optional<graph::CommitRecord> commit;  // null for already_up_to_date
+  // Set only when delete_branch was asked: whether the source was deleted,
+  // and the refusal's message when it was not.
+  std::optional<bool> branch_deleted;
+  std::optional<std::string> branch_delete_error;
+};
+
 class Omnigraph {
  public:
   // Creates a graph in directory `uri` (created if missing) from `.pg`
@@ -185,6 +203,11 @@ class Omnigraph {
   Result<BranchCreateReport> BranchCreate(const std::string& name, const std::string& from = "main");
   Result<std::vector<std::string>> BranchList();
   Status BranchDelete(const std::string& name);
+  // BR-9: merges `source` into `target`. Errors: those of
+  // exec::RunBranchMerge (the delete that `options` may ask for never fails
+  // the merge: its refusal is reported in the report).
+  Result<BranchMergeReport> BranchMerge(const std::string& source, const std::string& target = "main",
+                                        const BranchMergeOptions& options = {});
 
  private:
   Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph);

@@ -187,7 +187,7 @@ bool IsWriteVerb(int argc, char** argv) {
   size_t verb = VerbIndex(args);
   if (verb >= args.size()) return false;
   const std::string& word = args[verb];
-  return word == "init" || word == "load" || word == "mutate" || word == "change";
+  return word == "init" || word == "load" || word == "mutate" || word == "change" || word == "branch";
 }
 
 RunResult Run(int argc, char** argv) {

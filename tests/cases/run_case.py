@@ -5,20 +5,28 @@ Usage: run_case.py OMNIGRAPH_BINARY CASE_DIR
 
 The case's steps.sh prints a `## Sxx` header per step followed by its
 normalized output; expected.txt holds the same with `# ` explanation lines.
-Lines are compared one by one: JSON values as parsed values with key order
-preserved and numbers compared by value (66 == 66.0, as the case README
-allows), everything else as exact text. Exits 0 when equal, 1 otherwise
-with a report naming the first differing step.
+Steps are compared one by one (../shared/cases/README.md):
+  * JSON lines as parsed values with key order preserved and numbers
+    compared by value (66 == 66.0); an expected JSON string also matches
+    the same text printed bare; everything else as exact text;
+  * a failed command's stderr, printed by the steps as `stderr: ` lines, is
+    not part of the exact comparison (the README: "compare by the
+    substring named in expected.txt, not the exact text"); an explanation
+    line that is exactly one quoted string, `# "text"`, names such a
+    substring, and the step's stderr must contain it. Expected `stderr: `
+    lines, where a step lists them, are compared like any other line.
+Exits 0 when every step matches, 1 otherwise with a report naming the
+first differing step.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
-
-def significant(lines):
-    return [line for line in lines if not (line.startswith("# ") or line == "#")]
+QUOTED = re.compile(r'^# "(.*)"$')
+STDERR = "stderr: "
 
 
 def parse_json(text):
@@ -46,7 +54,46 @@ def same_line(expected, actual):
         return True
     ok_e, value_e = parse_json(expected)
     ok_a, value_a = parse_json(actual)
-    return ok_e and ok_a and same_value(value_e, value_a)
+    if ok_e and ok_a:
+        return same_value(value_e, value_a)
+    # A JSON string and the same bare text are one value printed two ways
+    # (`jq -r` prints the bare word where expected.txt may quote it, as
+    # branches/B18's merge helper does).
+    return ok_e and isinstance(value_e, str) and value_e == actual
+
+
+def steps(lines):
+    """[(header, lines)] with the lines before the first header under '(preamble)'."""
+    out, header, current = [], "(before the first step)", []
+    for line in lines:
+        if line.startswith("## "):
+            out.append((header, current))
+            header, current = line, []
+        else:
+            current.append(line)
+    out.append((header, current))
+    return out
+
+
+def compare_step(expected, actual):
+    """None when the step matches, else a description of the first difference."""
+    substrings = [m.group(1) for m in (QUOTED.match(line) for line in expected) if m]
+    expected = [line for line in expected if not (line.startswith("# ") or line == "#")]
+    lists_stderr = any(line.startswith(STDERR) for line in expected)
+    stderr = "\n".join(line[len(STDERR):] for line in actual if line.startswith(STDERR))
+    if not lists_stderr:
+        actual = [line for line in actual if not line.startswith(STDERR)]
+    expected = [line for line in expected if line != ""]
+    actual = [line for line in actual if line != ""]
+    for i in range(max(len(expected), len(actual))):
+        e = expected[i] if i < len(expected) else "<end of step>"
+        a = actual[i] if i < len(actual) else "<end of step>"
+        if not same_line(e, a):
+            return f"line {i + 1}\n  expected: {e}\n  actual:   {a}"
+    for text in substrings:
+        if stderr and text not in stderr:
+            return f"stderr does not mention {text!r}:\n  {stderr}"
+    return None
 
 
 def main():
@@ -55,23 +102,23 @@ def main():
         env = dict(os.environ, OG=binary, G=os.path.join(scratch, "graph"))
         run = subprocess.run(["bash", "steps.sh"], cwd=case_dir, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True, timeout=600)
-    actual = run.stdout.splitlines()
     with open(os.path.join(case_dir, "expected.txt"), encoding="utf-8") as f:
-        expected = significant(f.read().splitlines())
-    step = "(before the first step)"
-    for i in range(max(len(expected), len(actual))):
-        e = expected[i] if i < len(expected) else "<end of output>"
-        a = actual[i] if i < len(actual) else "<end of output>"
-        if e.startswith("## "):
-            step = e
-        if not same_line(e, a):
-            print(f"{os.path.basename(case_dir)}: first difference in {step}, line {i + 1}")
-            print(f"  expected: {e}")
-            print(f"  actual:   {a}")
+        expected = steps(f.read().splitlines())
+    actual = dict(steps(run.stdout.splitlines()))
+    headers = [h for h, _ in expected]
+    if headers != [h for h, _ in steps(run.stdout.splitlines())]:
+        print(f"{os.path.basename(case_dir)}: the steps differ from expected.txt's")
+        print("---- full output ----")
+        print(run.stdout)
+        return 1
+    for header, lines in expected:
+        difference = compare_step(lines, actual[header])
+        if difference:
+            print(f"{os.path.basename(case_dir)}: first difference in {header}, {difference}")
             print("---- full output ----")
             print(run.stdout)
             return 1
-    print(f"{os.path.basename(case_dir)}: {sum(1 for l in expected if l.startswith('## '))} steps match")
+    print(f"{os.path.basename(case_dir)}: {len(headers) - 1} steps match")
     return 0
 
 

@@ -62,6 +62,44 @@ void AddDetail(const Status& status, Json* body) {
       (*body)["resource_limit"] = Json{{"resource", *resource}, {"limit", *limit}, {"actual", *actual}};
       return;
     }
+    case ErrorCode::kMergeConflicts: {
+      // The writer carries the list as JSON text (a Status holds strings).
+      auto list = Detail(status, "merge_conflicts");
+      if (!list) return;
+      Json conflicts = Json::parse(*list, nullptr, /*allow_exceptions=*/false);
+      if (conflicts.is_array() && !conflicts.empty()) (*body)["merge_conflicts"] = std::move(conflicts);
+      return;
+    }
+    case ErrorCode::kHistoryGap: {
+      auto ids = Detail(status, "graph_commit_ids");
+      if (!ids) return;
+      Json list = Json::array();
+      for (size_t start = 0; start <= ids->size();) {
+        size_t comma = ids->find(',', start);
+        if (comma == std::string::npos) comma = ids->size();
+        if (comma > start) list.push_back(ids->substr(start, comma - start));
+        start = comma + 1;
+      }
+      (*body)["history_gap"] = Json{{"graph_commit_ids", std::move(list)}};
+      return;
+    }
+    case ErrorCode::kChangeFeedGap: {
+      auto first = Detail(status, "first_unreadable_commit_id");
+      if (!first) return;
+      Json detail;
+      if (auto cursor = Detail(status, "cursor")) detail["cursor"] = *cursor;
+      detail["first_unreadable_commit_id"] = *first;
+      (*body)["change_feed_gap"] = std::move(detail);
+      return;
+    }
+    case ErrorCode::kChangeDiffRefused: {
+      auto reason = Detail(status, "reason"), commit = Detail(status, "graph_commit_id");
+      if (!reason || !commit) return;
+      Json detail{{"reason", *reason}, {"graph_commit_id", *commit}};
+      if (auto type = Detail(status, "type_name")) detail["type_name"] = *type;
+      (*body)["change_diff_refusal"] = std::move(detail);
+      return;
+    }
     default:
       return;
   }
@@ -77,11 +115,17 @@ std::optional<std::string_view> WireErrorCode(ErrorCode code) {
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kCommitConflict:
     case ErrorCode::kKeyConflict:
-    case ErrorCode::kReadSetChanged: return "conflict";
+    case ErrorCode::kReadSetChanged:
+    case ErrorCode::kConflict:
+    case ErrorCode::kMergeConflicts:
+    case ErrorCode::kChangeDiffRefused: return "conflict";
+    case ErrorCode::kChangeCursorRejected: return "bad_request";
     // The closed enum has no code of its own for 412 and 410: BR-8 and
     // server.md §1.5 identify those outcomes by status and detail alone.
     case ErrorCode::kPreconditionFailed:
-    case ErrorCode::kVersionReclaimed: return std::nullopt;
+    case ErrorCode::kVersionReclaimed:
+    case ErrorCode::kHistoryGap:
+    case ErrorCode::kChangeFeedGap: return std::nullopt;
     // 413 has no code of its own either, but a resource limit is an
     // older outcome that clients know as a bad request.
     case ErrorCode::kResourceLimitExceeded: return "bad_request";

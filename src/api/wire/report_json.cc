@@ -40,8 +40,7 @@ Json LoadReportJson(const LoadReport& report, std::string_view uri) {
   j["uri"] = std::string(uri);
   j["branch"] = report.branch;
   j["mode"] = std::string(LoadModeName(report.mode));
-  // A load never creates its branch in this build (no --from).
-  j["branch_created"] = false;
+  j["branch_created"] = report.branch_created;
   j["nodes"] = TypeCountsJson(report.nodes);
   j["edges"] = TypeCountsJson(report.edges);
   j["total_entities"] = report.total_entities;
@@ -79,5 +78,36 @@ Json SnapshotJson(const SnapshotInfo& info) {
 }
 
 Json SchemaSourceJson(std::string_view source) { return Json{{"schema_source", std::string(source)}}; }
+
+Json BranchCreateJson(const BranchCreateReport& report) {
+  Json j;
+  j["uri"] = report.uri;
+  j["from"] = report.from;
+  j["name"] = report.name;
+  j["actor_id"] = OrNull(report.actor_id);
+  return j;
+}
+
+Json BranchListJson(const std::vector<std::string>& branches) { return Json{{"branches", branches}}; }
+
+Json BranchDeleteJson(std::string_view uri, std::string_view name, const std::optional<std::string>& actor_id) {
+  Json j;
+  j["uri"] = std::string(uri);
+  j["name"] = std::string(name);
+  j["actor_id"] = OrNull(actor_id);
+  return j;
+}
+
+Json BranchMergeJson(const BranchMergeReport& report) {
+  Json j;
+  j["source"] = report.source;
+  j["target"] = report.target;
+  j["outcome"] = report.outcome;
+  j["actor_id"] = OrNull(report.actor_id);
+  if (report.branch_deleted) j["branch_deleted"] = *report.branch_deleted;
+  if (report.branch_delete_error) j["branch_delete_error"] = *report.branch_delete_error;
+  j["commit"] = report.commit ? CommitJson(*report.commit) : Json(nullptr);
+  return j;
+}
 
 }  // namespace omnigraph::api::wire

@@ -53,4 +53,15 @@ Json SnapshotJson(const SnapshotInfo& info);
 // The `schema show` output: {schema_source}.
 Json SchemaSourceJson(std::string_view source);
 
+// BranchCreateOutput {uri, from, name, actor_id} (BR-3.1).
+Json BranchCreateJson(const BranchCreateReport& report);
+// {branches: [names…]} (BR-3.2).
+Json BranchListJson(const std::vector<std::string>& branches);
+// BranchDeleteOutput {uri, name, actor_id} (BR-3.3).
+Json BranchDeleteJson(std::string_view uri, std::string_view name, const std::optional<std::string>& actor_id);
+// BranchMergeOutput {source, target, outcome, actor_id, branch_deleted?,
+// branch_delete_error?, commit} (BR-9.10, BR-9.11; commit null for
+// already_up_to_date).
+Json BranchMergeJson(const BranchMergeReport& report);
+
 }  // namespace omnigraph::api::wire

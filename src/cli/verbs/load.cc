@@ -1,4 +1,4 @@
-// `load [URI] --data FILE --mode overwrite|append|merge [--branch B]`
+// `load [URI] --data FILE --mode overwrite|append|merge [--branch B [--from BASE]]`
 // (surface §4, §5.2): a strict NDJSON load, one atomic commit.
 #include <unistd.h>
 
@@ -56,6 +56,7 @@ struct LoadOptions {
   std::string data;             // --data: the NDJSON file ("-" is stdin)
   std::string mode;             // --mode
   std::string branch = "main";  // --branch
+  std::string from;             // --from: create a missing --branch from this branch
 };
 
 int RunLoad(Context& context, const LoadOptions& options) {
@@ -75,7 +76,9 @@ int RunLoad(Context& context, const LoadOptions& options) {
   if (!graph.ok()) return context.Fail(graph.status());
   if (Status st = SetWriteActor(**graph, flags); !st.ok()) return context.Fail(st);
   LoadProgressBar bar(*data);
-  auto report = (*graph)->Load(*data, options.data, *mode, options.branch, bar.callback());
+  std::optional<std::string> create_from;
+  if (!options.from.empty()) create_from = options.from;
+  auto report = (*graph)->Load(*data, options.data, *mode, options.branch, bar.callback(), create_from);
   bar.Finish();
   if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
@@ -98,6 +101,7 @@ void RegisterLoad(CLI::App& app, Context& context) {
   load->add_option("--data", options->data, "NDJSON file")->required();
   load->add_option("--mode", options->mode, "overwrite | append | merge")->required();
   load->add_option("--branch", options->branch, "target branch (default main)");
+  load->add_option("--from", options->from, "create a missing --branch from this branch first");
   load->callback([&context, options] { context.exit_code = RunLoad(context, *options); });
 }
 

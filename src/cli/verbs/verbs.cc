@@ -11,6 +11,7 @@ void RegisterVerbs(CLI::App& app, Context& context) {
   RegisterSnapshot(app, context);
   RegisterSchema(app, context);
   RegisterLint(app, context);
+  RegisterBranch(app, context);
   RegisterCommit(app, context);
   RegisterVersion(app, context);
 }

@@ -39,6 +39,7 @@ void RegisterExport(CLI::App& app, Context& context);    // export: NDJSON expor
 void RegisterSnapshot(CLI::App& app, Context& context);  // snapshot: datasets a branch reads
 void RegisterSchema(CLI::App& app, Context& context);    // schema show
 void RegisterLint(CLI::App& app, Context& context);      // lint: check queries against a schema
+void RegisterBranch(CLI::App& app, Context& context);    // branch create / list / delete / merge
 void RegisterCommit(CLI::App& app, Context& context);    // commit list / show
 void RegisterVersion(CLI::App& app, Context& context);   // version
 

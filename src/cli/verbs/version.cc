@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/verbs/verbs.h"
-#include "graph/graph_state.h"
+#include "graph/manifest/graph_state.h"
 
 namespace omnigraph::cli {
 namespace {

@@ -1,0 +1,156 @@
+// `branch create [--uri U] [--from B] NAME`, `branch list [--uri U]`,
+// `branch delete [--uri U] NAME` and `branch merge [--uri U] SOURCE
+// [--into T] [--delete-branch]` (spec/branches.md BR-3, BR-9, BR-13.1).
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "api/wire/report_json.h"
+#include "cli/verbs/verbs.h"
+#include "compiler/source.h"
+
+namespace omnigraph::cli {
+namespace {
+
+struct BranchCreateOptions {
+  std::string uri;            // --uri
+  std::string from = "main";  // --from
+  std::string name;           // positional
+};
+
+struct BranchListOptions {
+  std::string uri;  // --uri
+};
+
+struct BranchDeleteOptions {
+  std::string uri;   // --uri
+  std::string name;  // positional
+};
+
+struct BranchMergeOptions {
+  std::string uri;            // --uri
+  std::string source;         // positional
+  std::string into = "main";  // --into
+  bool delete_branch = false;
+};
+
+// Opens the graph a branch verb addresses and gives it the write actor.
+Result<std::unique_ptr<api::Omnigraph>> OpenForBranchControl(Context& context, const std::string& uri) {
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, OpenGraph(uri, context.flags));
+  OG_RETURN_IF_ERROR(SetWriteActor(*graph, context.flags));
+  return graph;
+}
+
+int RunBranchCreate(Context& context, const BranchCreateOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "branch create", {.actor = true}); !st.ok()) return context.Fail(st);
+  auto graph = OpenForBranchControl(context, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  auto created = (*graph)->BranchCreate(options.name, options.from);
+  if (!created.ok()) return context.Fail(created.status());
+  context.published = fmt::format("branch '{}'", created->name);
+  created->uri = GivenUri(options.uri, context.flags);
+  if (context.flags.json) {
+    std::cout << api::wire::BranchCreateJson(*created).dump(2) << "\n";
+  } else {
+    std::cout << fmt::format("created branch {} from {}\n", compiler::EscapeForDisplay(created->name),
+                             compiler::EscapeForDisplay(created->from));
+  }
+  return kExitOk;
+}
+
+int RunBranchList(Context& context, const BranchListOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "branch list", {}); !st.ok()) return context.Fail(st);
+  auto graph = OpenGraph(options.uri, context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  auto branches = (*graph)->BranchList();
+  if (!branches.ok()) return context.Fail(branches.status());
+  if (context.flags.json) {
+    std::cout << api::wire::BranchListJson(*branches).dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const std::string& name : *branches) std::cout << compiler::EscapeForDisplay(name) << "\n";
+  return kExitOk;
+}
+
+int RunBranchDelete(Context& context, const BranchDeleteOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "branch delete", {.actor = true, .yes = true}); !st.ok()) {
+    return context.Fail(st);
+  }
+  auto graph = OpenForBranchControl(context, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  if (Status deleted = (*graph)->BranchDelete(options.name); !deleted.ok()) return context.Fail(deleted);
+  context.published = fmt::format("deletion of branch '{}'", options.name);
+  if (context.flags.json) {
+    std::cout << api::wire::BranchDeleteJson(GivenUri(options.uri, context.flags), options.name, (*graph)->actor())
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(options.name));
+  }
+  return kExitOk;
+}
+
+int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "branch merge", {.actor = true}); !st.ok()) return context.Fail(st);
+  auto graph = OpenForBranchControl(context, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  api::BranchMergeOptions merge;
+  merge.delete_branch = options.delete_branch;
+  auto report = (*graph)->BranchMerge(options.source, options.into, merge);
+  if (!report.ok()) return context.Fail(report.status());
+  if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
+  // A refused delete never fails the merge (BR-9.10): a warning, exit 0.
+  if (report->branch_delete_error) {
+    std::cerr << fmt::format("warning: merged, but could not delete branch '{}': {}\n",
+                             compiler::EscapeForDisplay(report->source),
+                             compiler::EscapeForDisplay(*report->branch_delete_error));
+  }
+  if (context.flags.json) {
+    std::cout << api::wire::BranchMergeJson(*report).dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("merged {} into {}: {}\n", compiler::EscapeForDisplay(report->source),
+                           compiler::EscapeForDisplay(report->target), report->outcome);
+  if (report->branch_deleted.value_or(false)) {
+    std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(report->source));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterBranch(CLI::App& app, Context& context) {
+  CLI::App* branch = app.add_subcommand("branch", "create, list, delete and merge branches");
+
+  auto create_options = std::make_shared<BranchCreateOptions>();
+  CLI::App* create = branch->add_subcommand("create", "create a branch from another branch's head");
+  create->add_option("--uri", create_options->uri, "graph directory");
+  create->add_option("--from", create_options->from, "source branch (default main)");
+  create->add_option("name", create_options->name, "new branch name")->required();
+  create->callback([&context, create_options] { context.exit_code = RunBranchCreate(context, *create_options); });
+
+  auto list_options = std::make_shared<BranchListOptions>();
+  CLI::App* list = branch->add_subcommand("list", "every live branch, sorted");
+  list->add_option("--uri", list_options->uri, "graph directory");
+  list->callback([&context, list_options] { context.exit_code = RunBranchList(context, *list_options); });
+
+  auto delete_options = std::make_shared<BranchDeleteOptions>();
+  CLI::App* remove = branch->add_subcommand("delete", "delete a branch");
+  remove->add_option("--uri", delete_options->uri, "graph directory");
+  remove->add_option("name", delete_options->name, "branch name")->required();
+  remove->callback([&context, delete_options] { context.exit_code = RunBranchDelete(context, *delete_options); });
+
+  auto merge_options = std::make_shared<BranchMergeOptions>();
+  CLI::App* merge = branch->add_subcommand("merge", "merge a branch into another (default main)");
+  merge->add_option("--uri", merge_options->uri, "graph directory");
+  merge->add_option("source", merge_options->source, "source branch")->required();
+  merge->add_option("--into", merge_options->into, "target branch (default main)");
+  merge->add_flag("--delete-branch", merge_options->delete_branch, "delete the source after the merge");
+  merge->callback([&context, merge_options] { context.exit_code = RunBranchMerge(context, *merge_options); });
+
+  branch->require_subcommand(1);
+}
+
+}  // namespace omnigraph::cli
