@@ -142,7 +142,8 @@ Result<HistorySegment> DecodeHistorySegment(std::string_view bytes, std::string_
   std::string_view body = bytes.substr(0, last + 1);
   std::string_view footer = bytes.substr(last + 1, bytes.size() - last - 2);
   constexpr std::string_view kPrefix = "{\"checksum\":\"";
-  if (footer.size() != kPrefix.size() + 18 || footer.substr(0, kPrefix.size()) != kPrefix) {
+  if (footer.size() != kPrefix.size() + 18 || footer.substr(0, kPrefix.size()) != kPrefix ||
+      footer.substr(kPrefix.size() + 16) != "\"}") {
     return CorruptData(fmt::format("{}: history segment has no checksum line", where));
   }
   uint64_t stored = 0;
