@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/layout.h"
 #include "util/checksum.h"
 #include "util/endian.h"
 
@@ -172,7 +173,7 @@ Result<TopologyPtr> DecodeTopology(BufferPtr bytes, std::string_view identity) {
 }
 
 TopologyFiles::TopologyFiles(ObjectStore* store, std::string graph_root, uint64_t min_edges)
-    : store_(store), directory_(JoinPath(graph_root, "_cache/topology")), min_edges_(min_edges) {}
+    : store_(store), directory_(JoinPath(graph_root, graph::layout::kTopologyCacheDir)), min_edges_(min_edges) {}
 
 uint64_t TopologyFiles::DefaultMinEdges() {
   if (const char* value = std::getenv("OMNIGRAPH_TOPOLOGY_CACHE_MIN_EDGES")) {
