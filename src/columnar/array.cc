@@ -37,16 +37,16 @@ bool FloatEq(double a, double b) {
   return std::memcmp(&a, &b, sizeof(double)) == 0;
 }
 
-bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j);
-
 bool RangeEquals(const Array& a, int64_t a_start, const Array& b, int64_t b_start, int64_t count) {
   for (int64_t k = 0; k < count; ++k) {
-    if (!ElementEquals(a, a_start + k, b, b_start + k)) return false;
+    if (!ElementsEqual(a, a_start + k, b, b_start + k)) return false;
   }
   return true;
 }
 
-bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
+}  // namespace
+
+bool ElementsEqual(const Array& a, int64_t i, const Array& b, int64_t j) {
   if (a.IsNull(i) != b.IsNull(j)) return false;
   if (a.IsNull(i)) return true;
   switch (a.type_id()) {
@@ -71,14 +71,12 @@ bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
     }
     case TypeId::kStruct:
       for (size_t c = 0; c < a.children().size(); ++c) {
-        if (!ElementEquals(*a.child(static_cast<int>(c)), i, *b.child(static_cast<int>(c)), j)) return false;
+        if (!ElementsEqual(*a.child(static_cast<int>(c)), i, *b.child(static_cast<int>(c)), j)) return false;
       }
       return true;
   }
   return false;
 }
-
-}  // namespace
 
 bool Array::Equals(const Array& other) const {
   if (!type_->Equals(*other.type_) || length_ != other.length_ || null_count_ != other.null_count_) return false;

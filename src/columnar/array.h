@@ -91,6 +91,14 @@ class Array {
   std::vector<ArrayPtr> children_;
 };
 
+// Whether a[i] and b[j] hold the same value, with Array::Equals's rules:
+// both null, or both valid with equal values (nested values compared
+// element by element; floats bitwise, except that all NaNs are equal, so
+// 0.0 and -0.0 differ). A null never equals a valid value, whatever it is
+// (an empty string included).
+// REQUIRES: a and b have the same type.
+bool ElementsEqual(const Array& a, int64_t i, const Array& b, int64_t j);
+
 // Counts unset bits among the first `length` bits.
 int64_t CountNulls(const uint8_t* validity, int64_t length);
 
