@@ -340,4 +340,38 @@ Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, cons
   return report;
 }
 
+// ---- Diffs and the change feed (BR-10)
+
+Result<exec::CommitChangesPage> Omnigraph::CommitChanges(const std::string& id,
+                                                         const exec::CommitChangesRequest& request) {
+  OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, graph::FindCommit(*graph_, id, bound_branch_));
+  return exec::ListCommitChanges(*graph_, commit, request);
+}
+
+Result<exec::ChangeFeedPage> Omnigraph::ChangesPoll(const std::string& branch, const exec::FeedPosition& position,
+                                                    const exec::ChangeFeedRequest& request) {
+  std::string name = graph::TrimBranchName(branch);
+  OG_RETURN_IF_ERROR(graph::CheckPublicBranchName(name, "changes_poll"));
+  return exec::PollChanges(*graph_, name, position, request);
+}
+
+Result<exec::ChangeBaseline> Omnigraph::ChangesBaseline(const std::string& branch, const exec::ChangeFilter& filter) {
+  std::string name = graph::TrimBranchName(branch);
+  OG_RETURN_IF_ERROR(graph::CheckPublicBranchName(name, "changes_baseline"));
+  return exec::CaptureBaseline(*graph_, name, filter);
+}
+
+Result<exec::ChangeSet> Omnigraph::DiffBetween(const ReadTarget& from, const ReadTarget& to,
+                                               const exec::ChangeFilter& filter) {
+  OG_ASSIGN_OR_RETURN(graph::Snapshot before, Resolve(from));
+  OG_ASSIGN_OR_RETURN(graph::Snapshot after, Resolve(to));
+  return exec::DiffSnapshots(before, after, filter);
+}
+
+Result<exec::ChangeSet> Omnigraph::DiffCommits(const std::string& a, const std::string& b,
+                                               const exec::ChangeFilter& filter) {
+  return DiffBetween(ReadTarget{std::string(graph::kMainBranch), a}, ReadTarget{std::string(graph::kMainBranch), b},
+                     filter);
+}
+
 }  // namespace omnigraph::api

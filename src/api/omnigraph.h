@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "exec/catalog_cache.h"
+#include "exec/changes/baseline.h"
+#include "exec/changes/change_feed.h"
+#include "exec/changes/commit_changes.h"
+#include "exec/changes/snapshot_diff.h"
 #include "exec/loader.h"
 #include "exec/result_format.h"
 #include "graph/graph_store.h"
@@ -208,6 +212,57 @@ class Omnigraph {
   // the merge: its refusal is reported in the report).
   Result<BranchMergeReport> BranchMerge(const std::string& source, const std::string& target = "main",
                                         const BranchMergeOptions& options = {});
+
+  // ---- Diffs and the change feed (spec/branches.md BR-10; wire forms in
+  // api/wire/changes_json.h).
+
+  // BR-10.1: one page of the entity changes commit `id` made against its
+  // first parent (the commit is looked up as ShowCommit does).
+  // Errors: those of ShowCommit (NotFound "commit '<id>' not found",
+  // InvalidArgument for an `hb1.` id that does not parse); then those of
+  // exec::ListCommitChanges: ChangeDiffRefused (409) with detail reason
+  // parentless_commit for genesis or schema_boundary (plus type_name);
+  // InvalidArgument for a zero limit; ResourceLimitExceeded (413) above
+  // 8,192 changes or 32 MiB per page; ChangeCursorRejected (400, "change
+  // cursor rejected: …") for a damaged, foreign-commit or other-filter
+  // page token; ChangeFeedGap (410, detail first_unreadable_commit_id)
+  // when the commit or its parent can no longer be read; storage errors.
+  Result<exec::CommitChangesPage> CommitChanges(const std::string& id, const exec::CommitChangesRequest& request = {});
+
+  // BR-10.2: one page of `branch`'s change feed from `position` (exactly
+  // one of cursor, start, page_token; none = start "now").
+  // Errors: InvalidArgument for an empty or reserved branch name, several
+  // positions ("cursor, start, and page_token are mutually exclusive"), an
+  // unknown start ("start must be now | beginning | after:<commit_id>") or
+  // zero limits; ResourceLimitExceeded (413) above the page ceilings or
+  // 512 commits per poll; ChangeCursorRejected (400) for a start commit off
+  // the first-parent chain or a cursor/page token that is damaged, of
+  // another kind, or bound to another graph, branch, branch incarnation or
+  // filter; ChangeFeedGap (410, details cursor and
+  // first_unreadable_commit_id) and ChangeDiffRefused (409) when the poll's
+  // first commit cannot be diffed (a later one ends the page, terminal with
+  // caught_up false); NotFound (kind branch_not_found); storage errors.
+  Result<exec::ChangeFeedPage> ChangesPoll(const std::string& branch, const exec::FeedPosition& position = {},
+                                           const exec::ChangeFeedRequest& request = {});
+
+  // BR-10.3: the export of `branch`'s head restricted to the filter's kinds
+  // and types, its commit id, and the cursor that resumes the feed right
+  // after it (bound to the whole filter, ops included).
+  // Errors: InvalidArgument for an empty or reserved branch name; NotFound
+  // (kind branch_not_found); storage errors (VersionReclaimed).
+  Result<exec::ChangeBaseline> ChangesBaseline(const std::string& branch, const exec::ChangeFilter& filter = {});
+
+  // BR-10.4: the net entity difference between two read targets (any
+  // branches or commits), in table-key order.
+  // Errors: those of resolving each target as Query does (NotFound,
+  // InvalidArgument, HistoryGap); VersionReclaimed when a compared table
+  // version is gone; storage errors.
+  Result<exec::ChangeSet> DiffBetween(const ReadTarget& from, const ReadTarget& to,
+                                      const exec::ChangeFilter& filter = {});
+  // BR-10.4: DiffBetween of the snapshots commits `a` and `b` head.
+  // Errors: those of DiffBetween.
+  Result<exec::ChangeSet> DiffCommits(const std::string& a, const std::string& b,
+                                      const exec::ChangeFilter& filter = {});
 
  private:
   Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph);

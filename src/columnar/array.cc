@@ -39,14 +39,14 @@ bool FloatEq(double a, double b) {
 
 bool RangeEquals(const Array& a, int64_t a_start, const Array& b, int64_t b_start, int64_t count) {
   for (int64_t k = 0; k < count; ++k) {
-    if (!ElementEquals(a, a_start + k, b, b_start + k)) return false;
+    if (!ElementsEqual(a, a_start + k, b, b_start + k)) return false;
   }
   return true;
 }
 
 }  // namespace
 
-bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
+bool ElementsEqual(const Array& a, int64_t i, const Array& b, int64_t j) {
   if (a.IsNull(i) != b.IsNull(j)) return false;
   if (a.IsNull(i)) return true;
   switch (a.type_id()) {
@@ -71,7 +71,7 @@ bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j) {
     }
     case TypeId::kStruct:
       for (size_t c = 0; c < a.children().size(); ++c) {
-        if (!ElementEquals(*a.child(static_cast<int>(c)), i, *b.child(static_cast<int>(c)), j)) return false;
+        if (!ElementsEqual(*a.child(static_cast<int>(c)), i, *b.child(static_cast<int>(c)), j)) return false;
       }
       return true;
   }

@@ -91,16 +91,20 @@ class Array {
   std::vector<ArrayPtr> children_;
 };
 
+// Whether a[i] and b[j] hold the same value, with Array::Equals's rules:
+// both null, or both valid with equal values (nested values compared
+// element by element; floats bitwise, except that all NaNs are equal, so
+// 0.0 and -0.0 differ). A null never equals a valid value, whatever it is
+// (an empty string included).
+// REQUIRES: a and b have the same type.
+bool ElementsEqual(const Array& a, int64_t i, const Array& b, int64_t j);
+
 // Counts unset bits among the first `length` bits.
 int64_t CountNulls(const uint8_t* validity, int64_t length);
 
 // A new array holding elements [start, start + length) of `array` (copies).
 ArrayPtr SliceArray(const Array& array, int64_t start, int64_t length);
 
-// Whether element i of `a` equals element j of `b` (arrays of one type):
-// null equals only null, values compare as Array::Equals does (floats
-// bitwise, all NaNs equal; lists and structs element by element).
-bool ElementEquals(const Array& a, int64_t i, const Array& b, int64_t j);
 // A new array holding array[indices[0]], array[indices[1]], ... (copies).
 ArrayPtr TakeArray(const Array& array, const std::vector<int64_t>& indices);
 // Concatenates arrays of one type (copies). `type` is used for an empty list.

@@ -26,17 +26,13 @@ std::string EncodeBase64(std::string_view bytes) {
   return out;
 }
 
-namespace {
-
-void AppendExportValue(std::string* out, const Array& array, int64_t row) {
+void AppendExportValueJson(std::string* out, const Array& array, int64_t row) {
   if (!array.IsNull(row) && array.type_id() == TypeId::kLargeBinary) {
     AppendJsonString(out, "base64:" + EncodeBase64(array.GetView(row)));
     return;
   }
   AppendCellJson(out, array, row, TemporalEncoding::kInteger);
 }
-
-}  // namespace
 
 Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types) {
   const graph::GraphState& state = snapshot.state();
@@ -45,10 +41,17 @@ Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vect
       return InvalidArgument(fmt::format("unknown export type '{}'", type));
     }
   }
+  return ExportTables(snapshot, [&types](const graph::TableEntry& table) {
+    return types.empty() || std::find(types.begin(), types.end(), table.type_name()) != types.end();
+  });
+}
+
+Result<std::string> ExportTables(const graph::Snapshot& snapshot,
+                                 const std::function<bool(const graph::TableEntry&)>& include) {
   std::string out;
   // std::map orders "edge:*" before "node:*", then by name.
-  for (const auto& [key, table] : state.tables) {
-    if (!types.empty() && std::find(types.begin(), types.end(), table.type_name()) == types.end()) continue;
+  for (const auto& [key, table] : snapshot.state().tables) {
+    if (!include(table)) continue;
     // Read once and not cached: an export visits every table one time.
     OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, snapshot.ReadAllRows(table));
     const Schema& schema = *rows->schema();
@@ -80,7 +83,7 @@ Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vect
         out += ',';
         AppendJsonString(&out, name);
         out += ':';
-        AppendExportValue(&out, *rows->column(c), r);
+        AppendExportValueJson(&out, *rows->column(c), r);
       }
       out += "}}\n";
     }

@@ -4,6 +4,7 @@
 // "base64:…". The output round-trips through a strict load.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,15 @@ namespace omnigraph::exec {
 // `types` names node or edge types to export; empty = all. Errors:
 // InvalidArgument "unknown export type 'T'", storage errors.
 Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types);
+// The same export restricted to the tables `include` accepts (a node type
+// and an edge type may share a name; this tells them apart). Errors:
+// storage errors.
+Result<std::string> ExportTables(const graph::Snapshot& snapshot,
+                                 const std::function<bool(const graph::TableEntry&)>& include);
+
+// Appends the export JSON of array[row] (the value encoding above), which
+// a strict load reads back as the same value.
+void AppendExportValueJson(std::string* out, const Array& array, int64_t row);
 
 // Standard base64 with padding.
 std::string EncodeBase64(std::string_view bytes);

@@ -27,4 +27,16 @@ void AppendJsonString(std::string* out, std::string_view text) {
   out->push_back('"');
 }
 
+size_t JsonStringBytes(std::string_view text) {
+  size_t bytes = 2;
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f') {
+      bytes += 2;
+    } else {
+      bytes += c < 0x20 ? 6 : 1;
+    }
+  }
+  return bytes;
+}
+
 }  // namespace omnigraph

@@ -12,4 +12,7 @@ namespace omnigraph {
 // (UTF-8 included) unchanged.
 void AppendJsonString(std::string* out, std::string_view text);
 
+// The number of bytes AppendJsonString appends for `text` (quotes included).
+size_t JsonStringBytes(std::string_view text);
+
 }  // namespace omnigraph

@@ -119,6 +119,26 @@ TEST(Array, EqualityIgnoresValuesUnderNulls) {
   EXPECT_TRUE(nan1->Equals(*nan2));
 }
 
+// The per-cell rule entity diffs use (exec/changes/table_diff.h).
+TEST(Array, ElementsEqualComparesOneCellOfEachArray) {
+  auto strings = *ArrayFromScalars(DataType::Utf8(), {Scalar::String(""), Scalar(), Scalar::String("a")});
+  auto others = *ArrayFromScalars(DataType::Utf8(), {Scalar::String("a"), Scalar(), Scalar::String("")});
+  EXPECT_TRUE(ElementsEqual(*strings, 0, *others, 2));   // "" == ""
+  EXPECT_TRUE(ElementsEqual(*strings, 1, *others, 1));   // null == null
+  EXPECT_FALSE(ElementsEqual(*strings, 0, *others, 1));  // "" != null
+  EXPECT_FALSE(ElementsEqual(*strings, 1, *others, 2));
+  EXPECT_TRUE(ElementsEqual(*strings, 2, *others, 0));
+  auto floats = *ArrayFromScalars(DataType::Float64(), {Scalar::Double(std::nan("")), Scalar::Double(0.0),
+                                                         Scalar::Double(-0.0), Scalar::Double(std::nan("1"))});
+  EXPECT_TRUE(ElementsEqual(*floats, 0, *floats, 3));   // every NaN is one value
+  EXPECT_FALSE(ElementsEqual(*floats, 1, *floats, 2));  // bitwise: 0.0 != -0.0
+  auto lists = *ArrayFromScalars(DataType::List(DataType::Int64()),
+                                 {Scalar::Nested({Scalar::Int(1), Scalar::Int(2)}), Scalar::Nested({Scalar::Int(1)}),
+                                  Scalar::Nested({Scalar::Int(1), Scalar::Int(2)})});
+  EXPECT_TRUE(ElementsEqual(*lists, 0, *lists, 2));
+  EXPECT_FALSE(ElementsEqual(*lists, 0, *lists, 1));
+}
+
 TEST(Scalar, CompareAcrossNumericKinds) {
   EXPECT_EQ(Scalar::Compare(Scalar::Int(-1), Scalar::UInt(~0ULL)), -1);
   EXPECT_EQ(Scalar::Compare(Scalar::UInt(5), Scalar::Int(5)), 0);

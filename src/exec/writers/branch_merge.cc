@@ -37,7 +37,7 @@ bool SameRow(const RecordBatch* a, int64_t i, const RecordBatch* b, int64_t j) {
     const std::string& name = schema.field(c).name;
     if (name == "id") continue;
     const ArrayPtr& other = b->GetColumn(name);
-    if (!other || !ElementEquals(*a->column(c), i, *other, j)) return false;
+    if (!other || !ElementsEqual(*a->column(c), i, *other, j)) return false;
   }
   return true;
 }
