@@ -86,6 +86,8 @@ void RegisterCommit(CLI::App& app, Context& context) {
   show->add_option("id", show_options->id, "graph commit id")->required();
   show->callback([&context, show_options] { context.exit_code = RunCommitShow(context, *show_options); });
 
+  RegisterCommitChanges(commit, context);
+
   commit->require_subcommand(1);
 }
 

@@ -13,6 +13,7 @@ void RegisterVerbs(CLI::App& app, Context& context) {
   RegisterLint(app, context);
   RegisterBranch(app, context);
   RegisterCommit(app, context);
+  RegisterChanges(app, context);
   RegisterVersion(app, context);
 }
 

@@ -40,7 +40,10 @@ void RegisterSnapshot(CLI::App& app, Context& context);  // snapshot: datasets a
 void RegisterSchema(CLI::App& app, Context& context);    // schema show
 void RegisterLint(CLI::App& app, Context& context);      // lint: check queries against a schema
 void RegisterBranch(CLI::App& app, Context& context);    // branch create / list / delete / merge
-void RegisterCommit(CLI::App& app, Context& context);    // commit list / show
+void RegisterCommit(CLI::App& app, Context& context);    // commit list / show / changes
+void RegisterChanges(CLI::App& app, Context& context);   // changes poll / baseline
+// `commit changes`, registered by RegisterCommit (verbs/changes.cc).
+void RegisterCommitChanges(CLI::App* commit, Context& context);
 void RegisterVersion(CLI::App& app, Context& context);   // version
 
 }  // namespace omnigraph::cli
