@@ -55,7 +55,9 @@ struct Violation {
   Kind kind = Kind::kValueConstraint;
   std::string table_key;                 // the table the violating row belongs to
   std::optional<std::string> entity_id;  // the row at fault (an orphan edge: the edge)
-  std::string message;                   // the same text ValidateWrite reports
+  // The text ValidateWrite reports; for a stranded committed edge without
+  // its "(kept by committed <E> edge '<id>')" tail, as entity_id names it.
+  std::string message;
 };
 
 // Every violation ValidateWrite would stop at the first of, in the order it
