@@ -16,6 +16,8 @@
 #include "api/omnigraph.h"
 #include "api/wire/error_json.h"
 #include "exec/writers/branch_merge.h"
+#include "util/failpoint.h"
+#include "util/failpoint_names.h"
 #include "api/branch_fixture.h"
 
 namespace omnigraph::testing {
@@ -638,6 +640,35 @@ TEST_F(BranchMergeTest, ContinuingOnTheSourceMergesOnlyTheNewWork) {
   EXPECT_EQ(second.commit->merged_parent_id, frank.id);
   EXPECT_EQ(People(), (std::vector<std::string>{R"("Alice",31)", R"("Bob",26)", R"("Charlie",35)", R"("Diana",28)",
                                                 R"("Frank",40)"}));
+}
+
+// BR-14 item 3 (BR-9.9): a merge that fails before its publication (after
+// capture, after staging its three-way chain, right before the CAS)
+// leaves target and source exactly as before, and the same merge then
+// succeeds.
+TEST_F(BranchMergeTest, AMergeFailingBeforePublicationChangesNothing) {
+  Create("feature");
+  SetAge("Alice", 31, "feature");
+  InsertPerson("Eve", 22, "feature");
+  SetAge("Bob", 26);
+  const BranchState main_before = StateOf("main"), feature_before = StateOf("feature");
+  for (std::string_view point :
+       {failpoint::kMergeAfterCapture, failpoint::kGraphAfterDetachedCommit, failpoint::kGraphBeforeCas}) {
+    SCOPED_TRACE(std::string(point));
+    failpoint::Set(point, failpoint::Action::kError);
+    auto failed = db().BranchMerge("feature", "main");
+    failpoint::ClearAll();
+    EXPECT_EQ(failed.status().code(), ErrorCode::kIoError) << failed.status().ToString();
+    EXPECT_EQ(StateOf("main"), main_before);
+    EXPECT_EQ(StateOf("feature"), feature_before);
+  }
+  api::BranchMergeReport report = Merge("feature");
+  EXPECT_EQ(report.outcome, "merged");
+  ASSERT_TRUE(report.commit.has_value());
+  EXPECT_EQ(report.commit->parent_id, main_before.head);
+  EXPECT_EQ(report.commit->merged_parent_id, feature_before.head);
+  EXPECT_EQ(People(), (std::vector<std::string>{R"("Alice",31)", R"("Bob",26)", R"("Charlie",35)", R"("Diana",28)",
+                                                R"("Eve",22)"}));
 }
 
 // BR-9.10 --delete-branch through the API: deleted after a merge of any

@@ -203,8 +203,11 @@ TEST_F(BranchCliTest, SnapshotReadsAndTheirUsageErrors) {
   CliRun both = Run("query people --store g --query q.gq --branch main --snapshot " + loaded);
   EXPECT_EQ(both.rc, 2);
   EXPECT_EQ(both.out, "");
-  EXPECT_NE(both.err.find("--snapshot"), std::string::npos) << both.err;
-  EXPECT_NE(both.err.find("--branch"), std::string::npos) << both.err;
+  EXPECT_EQ(both.err, "error: --branch excludes --snapshot\nRun with --help or --help-all for more information.\n");
+  // Even with --branch main, and whatever the id.
+  CliRun both_unknown = Run("query people --store g --query q.gq --snapshot 01ARZ3NDEKTSV4RRFFQ69G5FAV --branch main");
+  EXPECT_EQ(both_unknown.rc, 2);
+  EXPECT_EQ(both_unknown.out, "");
 
   CliRun past = Run("query people --store g --query q.gq --snapshot " + loaded + " --format csv");
   EXPECT_EQ(past.rc, 0) << past.err;
@@ -330,6 +333,36 @@ TEST_F(BranchCliTest, RefusedBranchControlExitsOne) {
             "error: cannot create branch 'review/x' while live branch 'review' shares its physical Lance path; live "
             "graph branch names may not be ancestors or descendants\n");
   EXPECT_EQ(Run("branch list --uri g").out, "main\nreview\n");
+}
+
+// BR-3.1: `load --branch B --from BASE` creates a missing B first; without
+// --from a missing branch is not found (exit 1, nothing written).
+TEST_F(BranchCliTest, LoadCreatesAMissingBranchOnlyWithFrom) {
+  Write("eve.jsonl", "{\"type\": \"Person\", \"data\": {\"name\": \"Eve\", \"age\": 22}}\n");
+  const std::string head = Head();
+  CliRun missing = Run("load g --data eve.jsonl --mode merge --branch staging --json --quiet");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(missing.out, "");
+  EXPECT_EQ(missing.err, "error: branch 'staging' not found\n");
+  EXPECT_EQ(Run("branch list --uri g").out, "main\n");
+
+  CliRun created = Run("load g --data eve.jsonl --mode merge --branch staging --from main --json");
+  ASSERT_EQ(created.rc, 0) << created.err;
+  json out = json::parse(created.out);
+  EXPECT_EQ(out["branch"], "staging");
+  EXPECT_EQ(out["branch_created"], true);
+  EXPECT_EQ(out["total_entities"], 1);
+  EXPECT_EQ(out["commit"]["graph_branch"], "staging");
+  EXPECT_EQ(out["commit"]["parent_commit_id"], head);
+  EXPECT_EQ(out["commit"]["graph_commit_id"], Head("staging"));
+  EXPECT_EQ(Run("branch list --uri g").out, "main\nstaging\n");
+  EXPECT_EQ(People("staging"), "p.name,p.age\nAlice,30\nBob,25\nCharlie,35\nDiana,28\nEve,22\n");
+  EXPECT_EQ(People(), "p.name,p.age\nAlice,30\nBob,25\nCharlie,35\nDiana,28\n");
+  EXPECT_EQ(Head(), head);
+
+  CliRun again = Run("load g --data eve.jsonl --mode merge --branch staging --from main --json");
+  ASSERT_EQ(again.rc, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out)["branch_created"], false);
 }
 
 }  // namespace
