@@ -55,9 +55,7 @@ struct Violation {
   Kind kind = Kind::kValueConstraint;
   std::string table_key;                 // the table the violating row belongs to
   std::optional<std::string> entity_id;  // the row at fault (an orphan edge: the edge)
-  // The text ValidateWrite reports; for a stranded committed edge without
-  // its "(kept by committed <E> edge '<id>')" tail, as entity_id names it.
-  std::string message;
+  std::string message;                   // the same text ValidateWrite reports
 };
 
 // Every violation ValidateWrite would stop at the first of, in the order it
