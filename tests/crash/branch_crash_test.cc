@@ -9,10 +9,6 @@
 // the same operation leaves on an untouched copy of the graph. The same
 // operation then succeeds (when it had not landed), and so do the next write
 // and the next merge.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <csignal>
 #include <filesystem>
 #include <string>
 
@@ -21,6 +17,7 @@
 
 #include "api/omnigraph.h"
 #include "exec/result_format.h"
+#include "crash/crash_graph.h"
 #include "crash/crash_matrix.h"
 #include "support/temp_dir.h"
 #include "util/failpoint.h"
@@ -30,30 +27,6 @@ namespace {
 
 using api::LoadMode;
 using api::Omnigraph;
-
-constexpr std::string_view kSchema = R"(
-node Person { name: String @key  age: I32? }
-node Company { name: String @key  city: String? }
-edge WorksAt: Person -> Company
-)";
-
-constexpr std::string_view kBase = R"({"type":"Person","data":{"name":"alice","age":30}}
-{"type":"Person","data":{"name":"bob","age":25}}
-{"type":"Company","data":{"name":"acme","city":"paris"}}
-{"edge":"WorksAt","from":"alice","to":"acme","data":{"id":"w1"}}
-)";
-
-constexpr std::string_view kMutations = R"(
-query hire() {
-    insert Person { name: "carol", age: 41 }
-    insert Company { name: "globex", city: "oslo" }
-}
-query relocate() {
-    update Person set { age: 31 } where name = "alice"
-    update Company set { city: "rome" } where name = "acme"
-}
-query add_person($name: String) { insert Person { name: $name } }
-)";
 
 Status Mutate(Omnigraph& g, const std::string& branch, std::string_view query, std::string_view params = "{}") {
   return g.Mutate(kMutations, "mutations.gq", std::string(query), std::string(params), branch).status();
@@ -132,19 +105,10 @@ TEST_P(BranchCrashTest, EveryBranchIsEitherAsBeforeOrHoldsTheCompleteResult) {
   }
   ASSERT_NE(*before, complete);
 
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    failpoint::Set(c.cell.failpoint, failpoint::Action::kCrash, c.cell.skip);
+  ASSERT_TRUE(KilledAt(c.cell, [&] {
     auto g = Omnigraph::Open(uri);
     if (g.ok()) (void)RunWrite(**g, c.write);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "failpoint " << c.cell.failpoint << " (skip " << c.cell.skip
-                                   << ") was not reached";
-  ASSERT_EQ(WTERMSIG(status), SIGKILL);
+  }));
 
   const bool landed = c.cell.outcome != Outcome::kUnchanged;
   auto g = Omnigraph::Open(uri);  // no recovery step

@@ -1,9 +1,14 @@
 #include "crash/crash_matrix.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 
 #include <fmt/format.h>
 
+#include "util/failpoint.h"
 #include "util/failpoint_names.h"
 
 namespace omnigraph::crash {
@@ -144,6 +149,23 @@ std::vector<std::string_view> UndeclaredFailpoints(std::span<const std::string_v
     if (!known && !listed) undeclared.push_back(cell.failpoint);
   }
   return undeclared;
+}
+
+::testing::AssertionResult KilledAt(const CrashCell& cell, const std::function<void()>& write) {
+  pid_t pid = fork();
+  if (pid < 0) return ::testing::AssertionFailure() << "fork failed";
+  if (pid == 0) {
+    failpoint::Set(cell.failpoint, failpoint::Action::kCrash, cell.skip);
+    write();
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return ::testing::AssertionFailure() << "waitpid failed";
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+    return ::testing::AssertionFailure() << "failpoint " << cell.failpoint << " (skip " << cell.skip
+                                         << ") was not reached";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 void PrintTo(const CrashCase& c, std::ostream* os) {

@@ -11,12 +11,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace omnigraph::crash {
 
@@ -112,6 +115,11 @@ std::vector<std::string_view> UncoveredFailpoints(std::span<const std::string_vi
 // removed failpoint, whose cells CrashMatrix would silently drop.
 std::vector<std::string_view> UndeclaredFailpoints(std::span<const std::string_view> declared,
                                                    std::span<const CrashCell> cells = CrashCells());
+
+// Forks a child that arms `cell`'s failpoint to crash at its hit and runs
+// `write`; succeeds when the child died of SIGKILL, fails naming the
+// failpoint when the write never reached it.
+::testing::AssertionResult KilledAt(const CrashCell& cell, const std::function<void()>& write);
 
 // "insert killed at graph.publish.after_cas (skip 0)", for gtest's output.
 void PrintTo(const CrashCase& c, std::ostream* os);
