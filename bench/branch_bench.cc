@@ -70,6 +70,32 @@ class Latencies {
   std::vector<double> samples_;
 };
 
+// Object-store calls of the timed part, reported per iteration.
+class StoreCalls {
+ public:
+  explicit StoreCalls(api::Omnigraph& g) : counters_(g.store().store()->counters()) {}
+  void Start() { counters_.Reset(); }
+  void Stop() {
+    reads_ += counters_.reads;
+    writes_ += counters_.writes;
+    lists_ += counters_.lists;
+    syncs_ += counters_.sync_calls;
+    barriers_ += counters_.sync_barriers;
+  }
+  void Report(benchmark::State& state) {
+    auto avg = [](uint64_t v) { return benchmark::Counter(static_cast<double>(v), benchmark::Counter::kAvgIterations); };
+    state.counters["reads"] = avg(reads_);
+    state.counters["writes"] = avg(writes_);
+    state.counters["lists"] = avg(lists_);
+    state.counters["fsyncs"] = avg(syncs_);
+    state.counters["barriers"] = avg(barriers_);
+  }
+
+ private:
+  StoreCounters& counters_;
+  uint64_t reads_ = 0, writes_ = 0, lists_ = 0, syncs_ = 0, barriers_ = 0;
+};
+
 [[noreturn]] void Die(std::string_view what, const Status& status) {
   fmt::print(stderr, "branch_bench: {}: {}\n", what, status.ToString());
   std::exit(1);
@@ -133,16 +159,20 @@ int NextId() {
 void BM_BranchCreate(benchmark::State& state) {
   api::Omnigraph& g = Work();
   Latencies latencies;
+  StoreCalls calls(g);
   for (auto _ : state) {
     std::string name = fmt::format("c{}", NextId());
+    calls.Start();
     latencies.Start();
     Check(g.BranchCreate(name, "main"), "branch create");
     latencies.Stop();
+    calls.Stop();
     state.PauseTiming();
     if (Status st = g.BranchDelete(name); !st.ok()) Die("branch delete", st);
     state.ResumeTiming();
   }
   latencies.Report(state);
+  calls.Report(state);
 }
 BENCHMARK(BM_BranchCreate)->Unit(benchmark::kMillisecond)->Iterations(100)->UseRealTime();
 
@@ -155,29 +185,19 @@ void BM_InsertOneRow(benchmark::State& state) {
     Check(g.BranchCreate(branch, "main"), "branch create");
   }
   state.SetLabel(branch == "main" ? "main" : "branch");
-  StoreCounters& counters = g.store().store()->counters();
-  uint64_t reads = 0, writes = 0, lists = 0, syncs = 0, barriers = 0;
   Latencies latencies;
+  StoreCalls calls(g);
   for (auto _ : state) {
     std::string params = fmt::format(R"({{"name":"i{}","age":7}})", NextId());
-    counters.Reset();
+    calls.Start();
     latencies.Start();
     auto report = Check(g.Mutate(kInsert, "insert.gq", "add_person", params, branch), "mutate");
     latencies.Stop();
-    reads += counters.reads;
-    writes += counters.writes;
-    lists += counters.lists;
-    syncs += counters.sync_calls;
-    barriers += counters.sync_barriers;
+    calls.Stop();
     if (!report.commit) Die("mutate", Internal("insert made no commit"));
   }
-  auto avg = [](uint64_t v) { return benchmark::Counter(static_cast<double>(v), benchmark::Counter::kAvgIterations); };
-  state.counters["reads"] = avg(reads);
-  state.counters["writes"] = avg(writes);
-  state.counters["lists"] = avg(lists);
-  state.counters["fsyncs"] = avg(syncs);
-  state.counters["barriers"] = avg(barriers);
   latencies.Report(state);
+  calls.Report(state);
 }
 BENCHMARK(BM_InsertOneRow)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(200)->UseRealTime();
 
@@ -185,18 +205,22 @@ BENCHMARK(BM_InsertOneRow)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Itera
 void BM_MergeFastForward10k(benchmark::State& state) {
   api::Omnigraph& g = Work();
   Latencies latencies;
+  StoreCalls calls(g);
   for (auto _ : state) {
     state.PauseTiming();
     std::string branch = fmt::format("ff{}", NextId());
     Check(g.BranchCreate(branch, "main"), "branch create");
     LoadPersons(g, branch, branch + "-", kMergeRows);
     state.ResumeTiming();
+    calls.Start();
     latencies.Start();
     auto report = Check(g.BranchMerge(branch, "main"), "merge");
     latencies.Stop();
+    calls.Stop();
     if (report.outcome != "fast_forward") Die("merge", Internal("expected fast_forward, got " + report.outcome));
   }
   latencies.Report(state);
+  calls.Report(state);
 }
 BENCHMARK(BM_MergeFastForward10k)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
 
@@ -204,6 +228,7 @@ BENCHMARK(BM_MergeFastForward10k)->Unit(benchmark::kMillisecond)->Iterations(5)-
 void BM_MergeThreeWay10k10k(benchmark::State& state) {
   api::Omnigraph& g = Work();
   Latencies latencies;
+  StoreCalls calls(g);
   for (auto _ : state) {
     state.PauseTiming();
     std::string branch = fmt::format("tw{}", NextId());
@@ -211,12 +236,15 @@ void BM_MergeThreeWay10k10k(benchmark::State& state) {
     LoadPersons(g, branch, branch + "-s-", kMergeRows);
     LoadPersons(g, "main", branch + "-t-", kMergeRows);
     state.ResumeTiming();
+    calls.Start();
     latencies.Start();
     auto report = Check(g.BranchMerge(branch, "main"), "merge");
     latencies.Stop();
+    calls.Stop();
     if (report.outcome != "merged") Die("merge", Internal("expected merged, got " + report.outcome));
   }
   latencies.Report(state);
+  calls.Report(state);
   state.SetLabel(fmt::format("main ends at {} rows", Check(g.Snapshot("main"), "snapshot").datasets[0].entity_count));
 }
 BENCHMARK(BM_MergeThreeWay10k10k)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
