@@ -149,14 +149,19 @@ for (const branch of ["main", "feature"]) {
     const name = `t${copies++}`;
     const tableDir = path.join(lanceDir, `${name}.lance`);
     fs.cpSync(path.join(graph, t.location), tableDir, { recursive: true });
+    // A pin on a Lance branch of the table (table_branch) is read there;
+    // this layout pins every table on the table's main line today.
+    const tableBranch = t.table_branch ?? null;
     let ref;
     if (pinText !== undefined) {
       fs.mkdirSync(path.join(tableDir, "_refs", "tags"), { recursive: true });
       const now = new Date().toISOString();
       fs.writeFileSync(path.join(tableDir, "_refs", "tags", "pin.json"),
-        `{"branch":null,"version":${pinText},"createdAt":"${now}","updatedAt":"${now}",` +
+        `{"branch":${JSON.stringify(tableBranch)},"version":${pinText},"createdAt":"${now}","updatedAt":"${now}",` +
         `"manifestSize":${metadata.manifest_size},"metadata":{}}`);
       ref = { tag: "pin" };
+    } else if (tableBranch !== null) {
+      ref = { branch: tableBranch, version: metadata.last_linear_version };
     } else {
       ref = { version: metadata.last_linear_version };
     }
