@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <deque>
@@ -444,6 +445,10 @@ TEST(BranchConcurrency, WritesOnBothBranchesAndMergesFromFourProcessesStayConsis
     const std::string target = *shown->parent_id, source = *shown->merged_parent_id;
     EXPECT_EQ(versions[kFeature].count(source), 1u) << "source parent " << source << " is not a feature commit";
     EXPECT_EQ(versions["main"].count(target), 1u) << "target parent " << target << " is not on main";
+    ASSERT_EQ(history.commits.count(source), 1u);
+    ASSERT_EQ(history.commits.count(target), 1u);
+    EXPECT_EQ(shown->generation,
+              std::max(history.commits.at(source).generation, history.commits.at(target).generation) + 1);
     auto base = history.MergeBase(source, target);
     ASSERT_TRUE(base.has_value()) << "no common ancestor of " << source << " and " << target;
     ASSERT_NE(*base, source) << "a merge of an included source published a commit";
