@@ -4,8 +4,9 @@
 //
 // The omnigraph CLI builds a graph, forks `feature`, and writes on both
 // branches (insert, update, delete, edge insert). Lance then reads the
-// `__manifest` dataset itself: main's latest version, and its native branch
-// `feature.{ULID}` (a Lance branch). From each `table` row it takes the
+// `__manifest` dataset itself: main's latest version, and the native
+// branches `feature.{ULID}` and `review.{ULID}` (Lance branches; `review`
+// forks `feature` and writes nothing). From each `table` row it takes the
 // table's location and pin (metadata `staged_version`, a detached Lance
 // version, else `last_linear_version`) and opens that table dataset at that
 // version. A detached version exceeds 2^53, which lancedb's numeric
@@ -70,6 +71,9 @@ mutate("feature", "set_age", { name: "bob", age: 30 });
 mutate("feature", "remove_person", { name: "carol" });
 mutate("feature", "befriend", { from: "alice", to: "zoe", since: 2026 });
 mutate("main", "add_person", { name: "mona", age: 50 });
+// A branch of a branch with no write of its own: its native ref clones
+// feature's __manifest version, and its pins are feature's.
+run(["branch", "create", "--store", graph, "--from", "feature", "review"]);
 
 // What each branch must hold, by table key: user columns only (the
 // projection compared), ordered by the first listed column.
@@ -90,6 +94,7 @@ const expected = {
     "edge:Knows": [{ src: "alice", dst: "bob", since: 2020 }, { src: "alice", dst: "zoe", since: 2026 }],
   },
 };
+expected.review = expected.feature;
 
 // The engine's own view, to compare whole rows (ids included) with Lance.
 function exportRows(branch) {
@@ -126,7 +131,8 @@ async function manifestRows(branch) {
 }
 
 let copies = 0;
-for (const branch of ["main", "feature"]) {
+const pins = {};  // branch -> table key -> the manifest row's pin metadata
+for (const branch of ["main", "feature", "review"]) {
   let rows;
   try {
     rows = await manifestRows(branch);
@@ -146,6 +152,7 @@ for (const branch of ["main", "feature"]) {
     // metadata is JSON text; the detached version is decimal text (> 2^53).
     const pinText = /"staged_version":"(\d+)"/.exec(t.metadata)?.[1];
     const metadata = JSON.parse(t.metadata);
+    (pins[branch] ??= {})[t.table_key] = t.metadata;
     const name = `t${copies++}`;
     const tableDir = path.join(lanceDir, `${name}.lance`);
     fs.cpSync(path.join(graph, t.location), tableDir, { recursive: true });
@@ -191,6 +198,10 @@ for (const branch of ["main", "feature"]) {
     else console.log(`ok ${label}: Lance read ${lanceRows.length} rows at ${pinText ? "detached version " + pinText : "version " + metadata.last_linear_version}, identical`);
   }
 }
+// A fork copies no table: review pins exactly what feature pins.
+const pinDiff = firstDifference(pins.feature, pins.review, "pins");
+if (pinDiff) fail(`review's pins differ from feature's: ${pinDiff}`);
+else console.log("ok review pins exactly feature's table versions");
 if (failures) {
   console.error(`${failures} interop failure(s)`);
   process.exit(1);
