@@ -290,24 +290,6 @@ INSTANTIATE_TEST_SUITE_P(BranchMerge, BranchMergeTruthTable,
                            return OpName(std::get<0>(info.param)) + "_into_" + OpName(std::get<1>(info.param));
                          });
 
-// The table's own shape: 49 cells, 7 up to date, 6 fast forwards, 6
-// conflicts (one per conflicting pair direction), 30 merged.
-TEST(BranchMergeTruthTableShape, CountsPerOutcome) {
-  std::map<Outcome, int> counts;
-  for (Op s : kOps) {
-    for (Op t : kOps) ++counts[Cell(s, t).outcome];
-  }
-  EXPECT_EQ(counts[Outcome::kUpToDate], 7);
-  EXPECT_EQ(counts[Outcome::kFastForward], 6);
-  EXPECT_EQ(counts[Outcome::kConflict], 6);
-  EXPECT_EQ(counts[Outcome::kMerged], 30);
-  // Both-sided edge inserts keep both edges: 3 Knows edges.
-  Model m;
-  Apply(Op::kAddEdge, false, &m);
-  Apply(Op::kAddEdge, true, &m);
-  EXPECT_EQ(m.knows, (std::vector<std::string>{"Alice->Carol", "Alice->Carol", "Bob->Carol"}));
-}
-
 // ---------------------------------------------------------------------------
 // Appendix A merge rows on the test.pg fixture.
 
