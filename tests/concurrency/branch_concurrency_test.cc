@@ -447,6 +447,10 @@ TEST(BranchConcurrency, WritesOnBothBranchesAndMergesFromFourProcessesStayConsis
     EXPECT_EQ(versions["main"].count(target), 1u) << "target parent " << target << " is not on main";
     ASSERT_EQ(history.commits.count(source), 1u);
     ASSERT_EQ(history.commits.count(target), 1u);
+    // The source head is a feature commit (a merge of feature's inherited
+    // head publishes nothing); the target head was published on main.
+    EXPECT_EQ(history.commits.at(source).graph_branch.value_or("main"), kFeature);
+    EXPECT_FALSE(history.commits.at(target).graph_branch.has_value());
     EXPECT_EQ(shown->generation,
               std::max(history.commits.at(source).generation, history.commits.at(target).generation) + 1);
     auto base = history.MergeBase(source, target);
