@@ -105,6 +105,12 @@ int ReportFailure(const Status& st, bool json) {
     std::cerr << "  outcome: indeterminate: commit '" << (commit != details.end() ? commit->second : "?")
               << "' may have been published; check `omnigraph commit list` before retrying\n";
   }
+  // A reclaimed pin: BR-7 fixes the message; which table and what is gone
+  // follow for the operator.
+  if (auto table = details.find("table_key"), cause = details.find("cause");
+      st.code() == ErrorCode::kVersionReclaimed && table != details.end() && cause != details.end()) {
+    std::cerr << "  table " << table->second << ": " << compiler::EscapeForDisplay(cause->second) << "\n";
+  }
   return ExitCodeOf(st);
 }
 

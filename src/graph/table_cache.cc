@@ -33,11 +33,13 @@ typename Cache::iterator SurplusVersion(Cache& cache, const std::string& locatio
 }  // namespace
 
 Status PinnedVersionGone(const TableEntry& table, const Status& cause) {
+  // The message is BR-7's; which table and what was missing go in details.
   return Status(ErrorCode::kVersionReclaimed,
-                fmt::format("{} version {} (published version {}) is gone: reclaimed by a cleanup, or removed from the "
-                            "store ({})",
-                            table.table_key, table.pin.LanceVersion(), table.pin.published_version, cause.message()),
-                {{"published_dataset_version", std::to_string(table.pin.published_version)}});
+                fmt::format("historical published dataset version {} was reclaimed", table.pin.published_version),
+                {{"published_dataset_version", std::to_string(table.pin.published_version)},
+                 {"table_key", table.table_key},
+                 {"dataset_version", std::to_string(table.pin.LanceVersion())},
+                 {"cause", cause.message()}});
 }
 
 TableCache::Key TableCache::KeyOf(const TableEntry& table) const {

@@ -91,7 +91,9 @@ inline constexpr size_t kCachedDatasets = 512;
 
 // The error for a pinned table version whose objects are missing (reclaimed
 // by a cleanup, or removed from the store); `cause` names the missing object.
-// Code VersionReclaimed, detail published_dataset_version.
+// Code VersionReclaimed (HTTP 500, BR-7), message "historical published
+// dataset version <v> was reclaimed", details published_dataset_version,
+// table_key, dataset_version and cause.
 Status PinnedVersionGone(const TableEntry& table, const Status& cause);
 
 }  // namespace omnigraph::graph

@@ -43,11 +43,13 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kConflict:
     case ErrorCode::kMergeConflicts:
     case ErrorCode::kChangeDiffRefused: return 409;
-    case ErrorCode::kVersionReclaimed:
     case ErrorCode::kHistoryGap:
     case ErrorCode::kChangeFeedGap: return 410;
     case ErrorCode::kPreconditionFailed: return 412;
     case ErrorCode::kResourceLimitExceeded: return 413;
+    // BR-7: a reclaimed pin is a 500 on read routes; change routes turn it
+    // into a ChangeFeedGap (410) first.
+    case ErrorCode::kVersionReclaimed:
     case ErrorCode::kCorruptData:
     case ErrorCode::kUnsupported:
     case ErrorCode::kIoError:

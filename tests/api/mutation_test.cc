@@ -503,7 +503,7 @@ TEST_F(MutationTest, NullValuesForRequiredPropertiesAreRefusedByName) {
 // Objects a published version needs can vanish under the graph: a Lance
 // cleanup run on a table (it does not see detached versions) or on
 // __manifest removes them. Reads then say which version is gone, typed
-// version_reclaimed (§2.5: HistoricalVersionReclaimed, HTTP 410), instead
+// version_reclaimed (BR-7: HistoricalVersionReclaimed, HTTP 500), instead
 // of failing on a raw file error; the versions that remain stay readable.
 TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed) {
   ASSERT_TRUE(Run("add_person", R"({"name":"carol","age":41})").ok());
@@ -523,9 +523,11 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   auto read = (*reopened)->Query(kRead, "q.gq", "people", "{}");
   ASSERT_EQ(read.status().code(), ErrorCode::kVersionReclaimed) << read.status().ToString();
-  EXPECT_EQ(read.status().message().rfind("node:Person version ", 0), 0u) << read.status().message();
-  EXPECT_NE(read.status().message().find("is gone: "), std::string::npos) << read.status().message();
-  EXPECT_NE(read.status().message().find("/data/"), std::string::npos) << read.status().message();
+  const std::string published = read.status().details().at("published_dataset_version");
+  EXPECT_EQ(read.status().message(), "historical published dataset version " + published + " was reclaimed");
+  EXPECT_EQ(read.status().http_status(), 500);
+  EXPECT_EQ(read.status().details().at("table_key"), "node:Person");
+  EXPECT_NE(read.status().details().at("cause").find("/data/"), std::string::npos) << read.status().ToString();
   auto exported = (*reopened)->Export("main", {});
   EXPECT_EQ(exported.status().code(), ErrorCode::kVersionReclaimed) << exported.status().ToString();
 

@@ -34,7 +34,7 @@ TEST(Status, CodesHaveStableNamesAndHttpStatuses) {
   EXPECT_EQ(HttpStatusOf(ErrorCode::kNotFound), 404);
   EXPECT_EQ(HttpStatusOf(ErrorCode::kPreconditionFailed), 412);
   EXPECT_EQ(HttpStatusOf(ErrorCode::kResourceLimitExceeded), 413);
-  EXPECT_EQ(HttpStatusOf(ErrorCode::kVersionReclaimed), 410);
+  EXPECT_EQ(HttpStatusOf(ErrorCode::kVersionReclaimed), 500);
   EXPECT_EQ(HttpStatusOf(ErrorCode::kCorruptData), 500);
   EXPECT_EQ(ErrorCodeName(ErrorCode::kCorruptData), "corrupt_data");
 }

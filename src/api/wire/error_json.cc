@@ -123,12 +123,12 @@ std::optional<std::string_view> WireErrorCode(ErrorCode code) {
     // The closed enum has no code of its own for 412 and 410: BR-8 and
     // server.md §1.5 identify those outcomes by status and detail alone.
     case ErrorCode::kPreconditionFailed:
-    case ErrorCode::kVersionReclaimed:
     case ErrorCode::kHistoryGap:
     case ErrorCode::kChangeFeedGap: return std::nullopt;
     // 413 has no code of its own either, but a resource limit is an
     // older outcome that clients know as a bad request.
     case ErrorCode::kResourceLimitExceeded: return "bad_request";
+    case ErrorCode::kVersionReclaimed:
     case ErrorCode::kCorruptData:
     case ErrorCode::kUnsupported:
     case ErrorCode::kIoError:

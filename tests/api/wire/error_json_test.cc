@@ -46,7 +46,7 @@ TEST(ErrorJson, OtherErrorsAreAMessageAndACode) {
   EXPECT_EQ(ErrorJson(InvalidArgument("bad")).dump(), R"({"error":"bad","code":"bad_request"})");
   EXPECT_EQ(ErrorJson(NotFound("gone")).dump(), R"({"error":"gone","code":"not_found"})");
   EXPECT_EQ(ErrorJson(IoError("disk")).dump(), R"({"error":"disk","code":"internal"})");
-  EXPECT_EQ(ErrorJson(Status(ErrorCode::kVersionReclaimed, "reclaimed")).dump(), R"({"error":"reclaimed"})");
+  EXPECT_EQ(ErrorJson(Status(ErrorCode::kVersionReclaimed, "reclaimed")).dump(), R"({"error":"reclaimed","code":"internal"})");
 }
 
 TEST(ErrorJson, EveryErrorCodeMapsToTheClosedSetOrNone) {
