@@ -8,9 +8,22 @@
 namespace omnigraph::graph {
 namespace {
 
+// The commit `id` (or its nonce) among the head and the manifest's buffer of
+// recent ancestors, which answer most lookups (`--snapshot` of a recent
+// commit) without loading the archived history; nullptr when not there.
+const CommitRecord* RecentCommit(const GraphState& state, std::string_view id) {
+  auto matches = [&](const CommitRecord& c) { return c.id == id || NonceOf(c.id) == id; };
+  if (matches(state.head)) return &state.head;
+  for (const CommitRecord& c : state.settled) {
+    if (matches(c)) return &c;
+  }
+  return nullptr;
+}
+
 // The commit `id` in the reachable set of `branch`'s latest snapshot, or nullopt.
 Result<std::optional<CommitRecord>> FindOnBranch(GraphStore& graph, std::string_view branch, std::string_view id) {
   OG_ASSIGN_OR_RETURN(Snapshot snapshot, graph.Latest(branch));
+  if (const CommitRecord* recent = RecentCommit(snapshot.state(), id)) return std::optional<CommitRecord>(*recent);
   OG_ASSIGN_OR_RETURN(CommitGraphPtr commits, graph.Commits(snapshot));
   const CommitRecord* found = commits->Find(id);
   return found ? std::optional<CommitRecord>(*found) : std::nullopt;

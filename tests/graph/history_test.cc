@@ -118,17 +118,34 @@ TEST_F(HistoryGraphTest, TheBufferStaysBoundedAndSegmentsStayFew) {
   EXPECT_EQ(old->rows->column(0)->Value<int64_t>(0), 10);
 }
 
-// A missing segment is a typed history gap, never a shorter history.
+// A missing segment is a typed history gap, never a shorter history; the
+// head and the manifest's buffer of recent ancestors are still found
+// (a lookup of a recent commit loads no archived history).
 TEST_F(HistoryGraphTest, AMissingSegmentIsAHistoryGap) {
   for (int i = 0; i < 40; ++i) Insert("i" + std::to_string(i));
   Snapshot s = Latest();
   ASSERT_EQ(s.state().history_segments.size(), 1u);
+  ASSERT_FALSE(s.state().settled.empty());
+  const std::string genesis = graph_->ListCommits()->back().id;
+  const CommitRecord buffered = s.state().settled.front();
   ASSERT_TRUE(graph_->store().store()->Delete(std::string(layout::HistorySegment(s.state().history_segments[0]))).ok());
   auto reopened = api::Omnigraph::Open(dir_.path() + "/g");
   ASSERT_TRUE(reopened.ok());
   auto commits = (*reopened)->ListCommits();
   EXPECT_EQ(commits.status().code(), ErrorCode::kVersionReclaimed) << commits.status().ToString();
   EXPECT_EQ(commits.status().details().at("kind"), "history_gap");
+
+  auto head = (*reopened)->ShowCommit(s.head().id);
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(head->manifest_version, s.head().manifest_version);
+  auto recent = (*reopened)->ShowCommit(buffered.id);
+  ASSERT_TRUE(recent.ok()) << recent.status().ToString();
+  EXPECT_EQ(recent->generation, buffered.generation);
+  auto by_nonce = (*reopened)->ShowCommit(std::string(NonceOf(buffered.id)));
+  ASSERT_TRUE(by_nonce.ok()) << by_nonce.status().ToString();
+  EXPECT_EQ(by_nonce->id, buffered.id);
+  auto archived = (*reopened)->ShowCommit(genesis);
+  EXPECT_EQ(archived.status().code(), ErrorCode::kVersionReclaimed) << archived.status().ToString();
 }
 
 // The merge base is the common ancestor nearest to both heads (BR-9.3),

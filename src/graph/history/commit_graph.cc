@@ -6,15 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "graph/history/commit_id.h"
+
 namespace omnigraph::graph {
 namespace {
-
-// The nonce an hb1 id wraps ("hb1.<block>.<slot>.<nonce>"), else empty.
-std::string_view NonceOf(std::string_view id) {
-  if (id.rfind("hb1.", 0) != 0) return {};
-  size_t dot = id.rfind('.');
-  return dot == std::string_view::npos ? std::string_view() : id.substr(dot + 1);
-}
 
 bool NewerThan(const CommitRecord& a, const CommitRecord& b) {
   if (a.generation != b.generation) return a.generation > b.generation;

@@ -45,4 +45,10 @@ CommitAddress NextCommitAddress(const CommitRecord& parent, std::string_view nat
   return CommitAddress{std::string(nonce), 0};
 }
 
+std::string_view NonceOf(std::string_view id) {
+  if (id.rfind("hb1.", 0) != 0) return {};
+  size_t dot = id.rfind('.');
+  return dot == std::string_view::npos ? std::string_view() : id.substr(dot + 1);
+}
+
 }  // namespace omnigraph::graph

@@ -20,6 +20,11 @@ inline constexpr uint32_t kHistoryBlockSlots = 16384;
 // "hb1.<block>.<slot>.<nonce>".
 std::string MakeCommitId(std::string_view block, uint32_t slot, std::string_view nonce);
 
+// The nonce an hb1 id wraps ("hb1.<block>.<slot>.<nonce>"); empty for any
+// other text (a genesis id has no nonce of its own). A commit is also found
+// by its nonce alone.
+std::string_view NonceOf(std::string_view id);
+
 // Checks an id a caller supplied: anything starting with "hb1." must be
 // exactly "hb1.<ULID>.<slot>.<ULID>" with a decimal slot below
 // kHistoryBlockSlots and no leading zeros; other text passes (a genesis ULID,
