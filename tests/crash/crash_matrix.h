@@ -31,9 +31,15 @@ enum class Write : uint8_t {
   kDelete,  // cascades from a node to its edge
   kTag,
   kBranch,
+  // Proposals (proposal_crash_test.cc): a mutation `as commit`, `commit
+  // publish` of a proposal, and `commit drop` of one.
+  kPropose,
+  kPublish,
+  kDrop,
 };
 
-// "load", "insert", "update", "delete", "tag", "branch".
+// "load", "insert", "update", "delete", "tag", "branch", "propose",
+// "publish", "drop".
 std::string_view WriteName(Write write);
 
 // A set of writes, for a cell that each of them reaches at the same hit.
@@ -51,8 +57,10 @@ class Writes {
 
 inline constexpr Writes kGraphWrites{Write::kLoad, Write::kInsert, Write::kUpdate, Write::kDelete};
 inline constexpr Writes kRefWrites{Write::kTag, Write::kBranch};
-inline constexpr Writes kEveryWrite{Write::kLoad, Write::kInsert, Write::kUpdate,
-                                    Write::kDelete, Write::kTag, Write::kBranch};
+inline constexpr Writes kProposalWrites{Write::kPropose, Write::kPublish, Write::kDrop};
+inline constexpr Writes kEveryWrite{Write::kLoad,   Write::kInsert,  Write::kUpdate,
+                                    Write::kDelete, Write::kTag,     Write::kBranch,
+                                    Write::kPropose, Write::kPublish, Write::kDrop};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.
