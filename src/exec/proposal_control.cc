@@ -68,6 +68,12 @@ Result<CommitView> PublishCommit(graph::GraphStore& graph, const std::string& id
                   fmt::format("commit '{}' is an unattached snapshot and cannot be published", id),
                   {{"commit_refusal", "unattached_cannot_publish"}, {"graph_commit_id", id}});
   }
+  // Ordered with the target's other writers and its deletion, as a write
+  // is (the writers lock first, then the gate, in the writers' order).
+  auto writers = graph.LockBranchWriters(found->recipe.target.branch);
+  if (!writers.ok() && writers.status().code() == ErrorCode::kNotFound) return CommitNotFound(id);
+  OG_RETURN_IF_ERROR(writers.status());
+  if (writers->ref.name != found->recipe.target.name) return CommitNotFound(id);  // another incarnation now
   graph::HeldGates gate = TargetGate(graph, *found);
   // A drop or another publish may have finished while this one waited.
   OG_ASSIGN_OR_RETURN(std::optional<graph::Proposal> proposal, graph::FindProposal(graph, id));
@@ -77,9 +83,6 @@ Result<CommitView> PublishCommit(graph::GraphStore& graph, const std::string& id
     return CommitNotFound(id);
   }
   const graph::ProposalRecipe& recipe = proposal->recipe;
-  Status live = graph.manifests().CheckLive(recipe.target);
-  if (live.code() == ErrorCode::kNotFound) return CommitNotFound(id);
-  OG_RETURN_IF_ERROR(live);
   auto current_head = [&]() -> std::optional<std::string> {
     auto now = graph.AtRef(recipe.target, graph.manifests().LatestVersion(recipe.target).ValueOr(0));
     return now.ok() ? std::optional<std::string>(now->head().id) : std::nullopt;

@@ -139,7 +139,10 @@ class Validator {
     };
     std::optional<std::string> entity = kind == Violation::Kind::kOrphanEdge && detail("edge_id") ? detail("edge_id")
                                                                                                    : detail("entity_id");
-    collect_->push_back(Violation{kind, detail("table_key").value_or(""), std::move(entity), st.message()});
+    // A stranded committed edge's message without the "(kept by …)" tail:
+    // its id is the violation's entity (BR-9.7 message shape).
+    std::string message = detail("violation").value_or(std::string(st.message()));
+    collect_->push_back(Violation{kind, detail("table_key").value_or(""), std::move(entity), std::move(message)});
     return Status::OK();
   }
 
@@ -332,7 +335,8 @@ class Validator {
                                 ShortenForMessage(edge_id)),
                     st.details())
           .WithDetail("table_key", edge.TableKey())
-          .WithDetail("edge_id", edge_id);
+          .WithDetail("edge_id", edge_id)
+          .WithDetail("violation", std::string(st.message()));
     };
     OG_ASSIGN_OR_RETURN(const EffectiveTable* from, Table("node:" + edge.from_type));
     OG_ASSIGN_OR_RETURN(const EffectiveTable* to, Table("node:" + edge.to_type));

@@ -5,8 +5,8 @@ namespace omnigraph::exec {
 Status RunWriter(graph::GraphStore& graph, std::string_view branch, const std::optional<std::string>& actor,
                  const WriterAttempt& attempt) {
   for (int n = 1;; ++n) {
-    OG_ASSIGN_OR_RETURN(auto writers, graph.LockBranchWriters(branch));
-    OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(graph, branch, actor));
+    OG_ASSIGN_OR_RETURN(graph::GraphStore::BranchWriters writers, graph.LockBranchWriters(branch));
+    OG_ASSIGN_OR_RETURN(graph::WriteTxn txn, graph::WriteTxn::Capture(graph, writers.ref, actor));
     RetryPolicy policy;
     Status result = attempt(txn, &policy);
     bool retry = result.code() == ErrorCode::kReadSetChanged && policy.re_prepare_on_read_set_changed &&

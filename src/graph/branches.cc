@@ -165,8 +165,11 @@ Status DeleteBranch(GraphStore& graph, std::string_view requested, const std::op
   std::string name = TrimBranchName(requested);
   OG_RETURN_IF_ERROR(CheckPublicBranchName(name, "branch_delete"));
   if (name == kMainBranch) return BadName("cannot delete branch 'main'");
+  // The branch's writers lock first, as writers take it (before any gate):
+  // a deletion waits for the writes in flight and confirms the ref under it.
+  OG_ASSIGN_OR_RETURN(GraphStore::BranchWriters writers, graph.LockBranchWriters(name));
+  const NativeRef& ref = writers.ref;
   HeldGates gates(Gates::For(graph.store()->Uri(graph.root())), SchemaAccess::kShared, {name}, {});
-  OG_ASSIGN_OR_RETURN(NativeRef ref, graph.manifests().Resolve(name));
   OG_ASSIGN_OR_RETURN(std::vector<LiveRef> live, LiveRefsOf(graph));
   for (const LiveRef& r : live) {
     if (r.ref.branch.size() > name.size() && r.ref.branch.rfind(name + "/", 0) == 0) {

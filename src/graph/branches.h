@@ -54,7 +54,8 @@ Result<CreatedBranch> CreateBranch(GraphStore& graph, std::string_view name, std
 Result<std::vector<std::string>> ListBranches(GraphStore& graph);
 
 // Deletes branch `name` (BR-3.3). `active_branch` is the calling handle's
-// bound branch (nullopt when the caller binds none).
+// bound branch (nullopt when the caller binds none). Waits for the branch's
+// writes in flight in any process (GraphStore::LockBranchWriters).
 // Errors, checked in this order: InvalidArgument "cannot delete branch
 // 'main'" (and empty/reserved names); NotFound "branch '<n>' not found";
 // Conflict "cannot delete branch '<n>' while live branch '<c>' shares its

@@ -81,11 +81,15 @@ Result<CommitGraphPtr> GraphStore::Commits(const Snapshot& snapshot) {
   return graph;
 }
 
-Result<std::unique_ptr<ObjectStore::Lock>> GraphStore::LockBranchWriters(std::string_view branch) {
+Result<GraphStore::BranchWriters> GraphStore::LockBranchWriters(std::string_view branch) {
   // Refused before its lock file is made: a name that is no branch would
-  // leave a file behind (or be too long to name one).
-  OG_RETURN_IF_ERROR(manifests_.Resolve(branch).status());
-  return store_->LockExclusive(Key(layout::BranchWritersLock(branch)), kWriterQueueMaxWait);
+  // leave a file behind (or be too long to name one). A name this reader
+  // already resolved costs no store call here; it is confirmed below.
+  OG_RETURN_IF_ERROR(manifests_.ResolveRemembered(branch).status());
+  BranchWriters writers;
+  OG_ASSIGN_OR_RETURN(writers.lock, store_->LockExclusive(Key(layout::BranchWritersLock(branch)), kWriterQueueMaxWait));
+  OG_ASSIGN_OR_RETURN(writers.ref, manifests_.Resolve(branch));
+  return writers;
 }
 
 }  // namespace omnigraph::graph

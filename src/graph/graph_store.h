@@ -73,14 +73,27 @@ class GraphStore {
   // Errors: those of CommitGraph::Load.
   Result<CommitGraphPtr> Commits(const Snapshot& snapshot);
 
+  // The writers lock of a branch and the branch's native ref, confirmed
+  // live once the lock was taken.
+  struct BranchWriters {
+    std::unique_ptr<ObjectStore::Lock> lock;  // nullptr: proceeding unordered
+    NativeRef ref;
+  };
   // Orders writers of `branch` across processes: held from a write's capture
   // to its publication, so cooperating writers never race each other's
   // compare-and-swap (a writer that loses it must re-prepare, and with many
-  // writers some lost every attempt). The publication's conditional put
-  // still decides; stores without locks return nullptr, and so does a wait
-  // longer than kWriterQueueMaxWait (the writer then proceeds unordered).
-  // Errors: NotFound (kind branch_not_found) before any file is made, IoError.
-  Result<std::unique_ptr<ObjectStore::Lock>> LockBranchWriters(std::string_view branch);
+  // writers some lost every attempt), and a branch deletion waits for the
+  // writes in flight. The publication's conditional put still decides;
+  // stores without locks give no lock, and neither does a wait longer than
+  // kWriterQueueMaxWait (the writer then proceeds unordered).
+  // The ref is confirmed live under the lock, once per write: the only
+  // liveness probe of a write (a deletion that overtakes the write after it
+  // is ordered after the write, whose commit then lands on the retired tree
+  // the deletion removed from every read).
+  // Errors: NotFound (kind branch_not_found) before any file is made,
+  // NotFound when the branch was deleted while waiting, Conflict (two live
+  // incarnations), IoError.
+  Result<BranchWriters> LockBranchWriters(std::string_view branch);
 
   // Entries in the per-identity table caches (for tests and diagnostics).
   TableCache::Counts cache_counts() { return tables_.counts(); }

@@ -301,6 +301,27 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   EXPECT_EQ(counters.sync_barriers.load(), 2u);
 }
 
+// The same insert on a branch costs the same: the branch's native ref is
+// resolved once per write, and its record is probed once more just before
+// the publication (a branch deleted meanwhile must not take the commit).
+TEST_F(MutationTest, WarmOneNodeInsertOnABranchMakesTheSameStoreCallsAndOneLivenessProbe) {
+  ASSERT_TRUE(graph_->BranchCreate("feature").ok());
+  auto on_feature = [&](std::string_view params) {
+    return graph_->Mutate(kMutations, "mutations.gq", "add_person", params, "feature");
+  };
+  ASSERT_TRUE(on_feature(R"({"name":"warm","age":1})").ok());
+  StoreCounters& counters = graph_->store().store()->counters();
+  counters.Reset();
+  auto r = on_feature(R"({"name":"carol","age":41})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(counters.writes.load(), 4u);
+  EXPECT_EQ(counters.reads.load(), 4u);
+  EXPECT_EQ(counters.lists.load(), 0u);
+  EXPECT_EQ(counters.deletes.load(), 0u);
+  EXPECT_EQ(counters.sync_calls.load(), 8u);
+  EXPECT_EQ(counters.sync_barriers.load(), 2u);
+}
+
 // A handle outlives its graph: another process deletes the directory and
 // creates a new graph there, with fewer versions. The handle must read the
 // new graph, list only its history, and write onto it without gaps, never

@@ -1,9 +1,14 @@
 #include "crash/crash_matrix.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 
 #include <fmt/format.h>
 
+#include "util/failpoint.h"
 #include "util/failpoint_names.h"
 
 namespace omnigraph::crash {
@@ -66,6 +71,22 @@ constexpr CrashCell kCells[] = {
     {fp::kGraphAfterDetachedCommit,   kGraphWrites,         1,   kUnchanged,   "after_second_detached_commit"},
     {fp::kGraphBeforeCas,             kGraphWrites,         0,   kUnchanged,   "before_cas"},
     {fp::kGraphAfterCas,              kGraphWrites,         0,   kCommitted,   "after_cas"},
+    // Branch control. A graph branch creation deep-clones the __manifest
+    // into a ref named by a fresh incarnation id, then writes the ref's
+    // record: a kill before the record leaves a tree nothing names (the
+    // next creation of the name picks another id), after it the branch.
+    {fp::kStoreBeforePublish,         {Write::kBranchCreate}, 0, kUnchanged,   "before_branch_manifest_rename"},
+    {fp::kRefBeforeWrite,             {Write::kBranchCreate}, 0, kUnchanged,   "before_branch_record"},
+    {fp::kBranchCreateAfterRef,       {Write::kBranchCreate}, 0, kCommitted,   "after_branch_record"},
+    {fp::kBranchDeleteBeforeUnlink,   {Write::kBranchDelete}, 0, kUnchanged,   "before_record_unlink"},
+    // A merge captures the source, plans, chains detached commits on the
+    // target's pins where both sides changed a table (pointer switches
+    // otherwise) and publishes once.
+    {fp::kMergeAfterCapture,          kMerges,              0,   kUnchanged,   "after_capture"},
+    {fp::kGraphAfterDetachedCommit,   {Write::kThreeWayMerge}, 0, kUnchanged,  "after_first_chain_link"},
+    {fp::kGraphAfterDetachedCommit,   {Write::kThreeWayMerge}, 1, kUnchanged,  "after_second_chain_link"},
+    {fp::kGraphBeforeCas,             kMerges,              0,   kUnchanged,   "before_cas"},
+    {fp::kGraphAfterCas,              kMerges,              0,   kCommitted,   "after_cas"},
     // Proposals: a mutation `as commit` (one detached table commit, then
     // the detached __manifest version and its tag), `commit publish`
     // (one linear __manifest commit, then the tag's removal) and `commit
@@ -97,6 +118,10 @@ std::string_view WriteName(Write write) {
     case Write::kDelete: return "delete";
     case Write::kTag: return "tag";
     case Write::kBranch: return "branch";
+    case Write::kBranchCreate: return "branch_create";
+    case Write::kBranchDelete: return "branch_delete";
+    case Write::kFastForwardMerge: return "fast_forward_merge";
+    case Write::kThreeWayMerge: return "three_way_merge";
     case Write::kPropose: return "propose";
     case Write::kPublish: return "publish";
     case Write::kDrop: return "drop";
@@ -108,14 +133,16 @@ std::span<const CrashCell> CrashCells() { return kCells; }
 
 std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, Writes writes,
                                    std::span<const CrashCell> cells) {
-  constexpr Write kEveryWrite[] = {Write::kLoad,   Write::kInsert,  Write::kUpdate,
-                                   Write::kDelete, Write::kTag,     Write::kBranch,
-                                   Write::kPropose, Write::kPublish, Write::kDrop};
+  constexpr Write kWriteOrder[] = {Write::kLoad,         Write::kInsert,       Write::kUpdate,
+                                   Write::kDelete,       Write::kTag,          Write::kBranch,
+                                   Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
+                                   Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
+                                   Write::kDrop};
   std::vector<CrashCase> cases;
   for (std::string_view failpoint : declared) {
     for (const CrashCell& cell : cells) {
       if (cell.failpoint != failpoint) continue;
-      for (Write write : kEveryWrite) {
+      for (Write write : kWriteOrder) {
         if (writes.Has(write) && cell.writes.Has(write)) cases.push_back(CrashCase{write, cell});
       }
     }
@@ -141,6 +168,23 @@ std::vector<std::string_view> UndeclaredFailpoints(std::span<const std::string_v
     if (!known && !listed) undeclared.push_back(cell.failpoint);
   }
   return undeclared;
+}
+
+::testing::AssertionResult KilledAt(const CrashCell& cell, const std::function<void()>& write) {
+  pid_t pid = fork();
+  if (pid < 0) return ::testing::AssertionFailure() << "fork failed";
+  if (pid == 0) {
+    failpoint::Set(cell.failpoint, failpoint::Action::kCrash, cell.skip);
+    write();
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return ::testing::AssertionFailure() << "waitpid failed";
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+    return ::testing::AssertionFailure() << "failpoint " << cell.failpoint << " (skip " << cell.skip
+                                         << ") was not reached";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 void PrintTo(const CrashCase& c, std::ostream* os) {

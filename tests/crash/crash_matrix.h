@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <ostream>
 #include <span>
@@ -18,12 +19,16 @@
 #include <string_view>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 namespace omnigraph::crash {
 
 // The writes a cell can stop. Graph writes run through the embedded API on
 // a small graph (graph_write_crash_test.cc); ref writes make a tag or a
-// branch of one Lance dataset (ref_crash_test.cc): no graph write makes a
-// ref yet, so table.ref.before_write is proven at the layer that owns it.
+// branch of one Lance dataset (ref_crash_test.cc), proving
+// table.ref.before_write at the layer that owns it; branch-control writes
+// create or delete a graph branch or merge one into main
+// (branch_crash_test.cc).
 enum class Write : uint8_t {
   kLoad,    // merge load touching all three tables: three detached commits
   kInsert,  // the mutations touch two tables each: two detached commits
@@ -31,6 +36,10 @@ enum class Write : uint8_t {
   kDelete,  // cascades from a node to its edge
   kTag,
   kBranch,
+  kBranchCreate,      // a graph branch: one native __manifest ref
+  kBranchDelete,      // retires that ref's record
+  kFastForwardMerge,  // pointer switches only, no detached commit
+  kThreeWayMerge,     // both sides changed two tables: two chain links
   // Proposals (proposal_crash_test.cc): a mutation `as commit`, `commit
   // publish` of a proposal, and `commit drop` of one.
   kPropose,
@@ -38,7 +47,8 @@ enum class Write : uint8_t {
   kDrop,
 };
 
-// "load", "insert", "update", "delete", "tag", "branch", "propose",
+// "load", "insert", "update", "delete", "tag", "branch", "branch_create",
+// "branch_delete", "fast_forward_merge", "three_way_merge", "propose",
 // "publish", "drop".
 std::string_view WriteName(Write write);
 
@@ -57,10 +67,15 @@ class Writes {
 
 inline constexpr Writes kGraphWrites{Write::kLoad, Write::kInsert, Write::kUpdate, Write::kDelete};
 inline constexpr Writes kRefWrites{Write::kTag, Write::kBranch};
+inline constexpr Writes kBranchControlWrites{Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
+                                             Write::kThreeWayMerge};
+inline constexpr Writes kMerges{Write::kFastForwardMerge, Write::kThreeWayMerge};
 inline constexpr Writes kProposalWrites{Write::kPropose, Write::kPublish, Write::kDrop};
-inline constexpr Writes kEveryWrite{Write::kLoad,   Write::kInsert,  Write::kUpdate,
-                                    Write::kDelete, Write::kTag,     Write::kBranch,
-                                    Write::kPropose, Write::kPublish, Write::kDrop};
+inline constexpr Writes kEveryWrite{Write::kLoad,         Write::kInsert,       Write::kUpdate,
+                                    Write::kDelete,       Write::kTag,          Write::kBranch,
+                                    Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
+                                    Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
+                                    Write::kDrop};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.
@@ -108,6 +123,11 @@ std::vector<std::string_view> UncoveredFailpoints(std::span<const std::string_vi
 // removed failpoint, whose cells CrashMatrix would silently drop.
 std::vector<std::string_view> UndeclaredFailpoints(std::span<const std::string_view> declared,
                                                    std::span<const CrashCell> cells = CrashCells());
+
+// Forks a child that arms `cell`'s failpoint to crash at its hit and runs
+// `write`; succeeds when the child died of SIGKILL, fails naming the
+// failpoint when the write never reached it.
+::testing::AssertionResult KilledAt(const CrashCell& cell, const std::function<void()>& write);
 
 // "insert killed at graph.publish.after_cas (skip 0)", for gtest's output.
 void PrintTo(const CrashCase& c, std::ostream* os);

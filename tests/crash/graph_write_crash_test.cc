@@ -10,10 +10,6 @@
 // The same hits armed to return an error instead check, in process, that a
 // refused write is absent, an acknowledged one present, and one whose
 // publication is unconfirmed reported as indeterminate and visible.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <csignal>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -22,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "crash/crash_graph.h"
 #include "crash/crash_matrix.h"
 #include "support/temp_dir.h"
 #include "util/failpoint.h"
@@ -31,19 +28,6 @@ namespace {
 
 using api::LoadMode;
 using api::Omnigraph;
-
-constexpr std::string_view kSchema = R"(
-node Person { name: String @key  age: I32? }
-node Company { name: String @key  city: String? }
-edge WorksAt: Person -> Company
-)";
-
-constexpr std::string_view kBase = R"({"type":"Person","data":{"name":"alice","age":30}}
-{"type":"Person","data":{"name":"bob","age":25}}
-{"type":"Company","data":{"name":"acme","city":"paris"}}
-{"edge":"WorksAt","from":"alice","to":"acme","data":{"id":"w1"}}
-{"edge":"WorksAt","from":"bob","to":"acme","data":{"id":"w2"}}
-)";
 
 constexpr std::string_view kBefore =
     "{\"edge\":\"WorksAt\",\"from\":\"alice\",\"to\":\"acme\",\"data\":{\"id\":\"w1\"}}\n"
@@ -56,19 +40,6 @@ constexpr std::string_view kBefore =
 constexpr std::string_view kLoadDelta = R"({"type":"Person","data":{"name":"erin","age":52}}
 {"type":"Company","data":{"name":"globex","city":"oslo"}}
 {"edge":"WorksAt","from":"erin","to":"globex","data":{"id":"w3"}}
-)";
-
-constexpr std::string_view kMutations = R"(
-query hire() {
-    insert Person { name: "carol", age: 41 }
-    insert Company { name: "globex", city: "oslo" }
-}
-query relocate() {
-    update Person set { age: 31 } where name = "alice"
-    update Company set { city: "rome" } where name = "acme"
-}
-query fire() { delete Person where name = "alice" }
-query add_person($name: String) { insert Person { name: $name } }
 )";
 
 // A graph write of the matrix and the exact graph once it committed.
@@ -176,19 +147,10 @@ TEST_P(GraphWriteCrashTest, GraphIsEitherUnchangedOrCompletelyCommitted) {
   const std::string uri = dir.path() + "/g";
   ASSERT_NE(InitBase(uri), nullptr);
 
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    failpoint::Set(c.cell.failpoint, failpoint::Action::kCrash, c.cell.skip);
+  ASSERT_TRUE(KilledAt(c.cell, [&] {
     auto g = Omnigraph::Open(uri);
     if (g.ok()) (void)RunWrite(**g, write);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "failpoint " << c.cell.failpoint << " (skip " << c.cell.skip
-                                   << ") was not reached";
-  ASSERT_EQ(WTERMSIG(status), SIGKILL);
+  }));
 
   auto g = Omnigraph::Open(uri);  // no recovery step
   ASSERT_TRUE(g.ok()) << g.status().ToString();

@@ -8,10 +8,6 @@
 // lists exactly the refs before the write (or exactly the new one), the same
 // ref write then succeeds and reads version 1, and the next commit succeeds.
 // The same hits armed to return an error check the same in process.
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <csignal>
 #include <string>
 #include <vector>
 
@@ -96,18 +92,7 @@ class RefCrashTest : public table::TableTest, public ::testing::WithParamInterfa
 TEST_P(RefCrashTest, RefIsEitherAbsentOrComplete) {
   const CrashCase& c = GetParam();
   Dataset v1 = CreatePeople(kRows);
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    failpoint::Set(c.cell.failpoint, failpoint::Action::kCrash, c.cell.skip);
-    (void)RunRefWrite(v1, c.write);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFSIGNALED(status)) << "failpoint " << c.cell.failpoint << " (skip " << c.cell.skip
-                                   << ") was not reached";
-  ASSERT_EQ(WTERMSIG(status), SIGKILL);
+  ASSERT_TRUE(KilledAt(c.cell, [&] { (void)RunRefWrite(v1, c.write); }));
   ExpectRefWriteCompletes(c.write, c.cell.outcome == Outcome::kCommitted);
 }
 

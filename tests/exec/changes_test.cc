@@ -76,7 +76,7 @@ class ChangeEngineTest : public ::testing::Test {
   // for the write it captured.
   graph::CommitRecord Publish(const std::function<std::vector<graph::Effect>(const graph::WriteTxn&)>& effects_of,
                               bool replaces_contract = false) {
-    auto txn = graph::WriteTxn::Capture(store(), "main", std::nullopt);
+    auto txn = graph::WriteTxn::Capture(store(), graph::NativeRef::Main(), std::nullopt);
     EXPECT_TRUE(txn.ok());
     graph::DoorOptions options;
     if (replaces_contract) options.schema_access = graph::SchemaAccess::kExclusive;

@@ -35,7 +35,7 @@ Result<DoorOutcome> CommitTableChanges(GraphStore& graph, const WriteTxn& txn, c
   return CommitThroughDoor(graph, txn, std::move(effects));
 }
 
-Result<WriteTxn> Capture(GraphStore& graph) { return WriteTxn::Capture(graph, kMainBranch, std::nullopt); }
+Result<WriteTxn> Capture(GraphStore& graph) { return WriteTxn::Capture(graph, NativeRef::Main(), std::nullopt); }
 
 Schema PersonSchema() {
   Field id("id", DataType::Utf8(), false);

@@ -303,13 +303,17 @@ Result<MergePlan> PlanTables(graph::GraphStore& graph, const graph::Snapshot& ba
     if (*s == *t || (b && *s == *b)) continue;  // nothing to bring
     if (fast_forward || (b && *t == *b)) {
       // Adopt: the target's table is the base's, so the result is the
-      // source's rows; its registration takes the source's pin.
-      if (!fast_forward) {
+      // source's rows; its registration takes the source's pin. An empty
+      // source-vs-base delta leaves the registration untouched (BR-9.5
+      // step 2), also in a fast forward. A fast forward validates nothing,
+      // so it reads rows only when the delta can be empty: a table whose
+      // entity count changed is switched without reading a row.
+      if (!fast_forward || (b && s->pin.row_count == b->pin.row_count)) {
         OG_ASSIGN_OR_RETURN(TableRows base_rows, RowsOf(base, b));
         OG_ASSIGN_OR_RETURN(TableRows source_rows, RowsOf(source, s));
         RowChanges delta = SourceDelta(base_rows, source_rows);
-        if (delta.empty()) continue;  // an empty delta leaves the registration untouched
-        plan.validation.emplace(key, ToDelta(key, source_rows, delta));
+        if (delta.empty()) continue;
+        if (!fast_forward) plan.validation.emplace(key, ToDelta(key, source_rows, delta));
       }
       plan.effects.push_back(graph::PointerSwitch{key, *s});
       continue;

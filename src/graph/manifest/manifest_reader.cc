@@ -61,7 +61,7 @@ Result<std::vector<LiveRef>> ManifestReader::ListLive() {
 }
 
 Result<NativeRef> ManifestReader::Resolve(std::string_view branch) {
-  if (branch == kMainBranch) return NativeRef{std::string(kMainBranch), std::string(kMainBranch)};
+  if (branch == kMainBranch) return NativeRef::Main();
   std::optional<std::string> known;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -92,6 +92,14 @@ Result<NativeRef> ManifestReader::Resolve(std::string_view branch) {
   std::lock_guard<std::mutex> lock(mutex_);
   resolved_[std::string(branch)] = matches[0];
   return NativeRef{std::string(branch), matches[0]};
+}
+
+Result<NativeRef> ManifestReader::ResolveRemembered(std::string_view branch) {
+  if (branch != kMainBranch) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = resolved_.find(branch); it != resolved_.end()) return NativeRef{std::string(branch), it->second};
+  }
+  return Resolve(branch);
 }
 
 Status ManifestReader::CheckLive(const NativeRef& ref) {

@@ -33,6 +33,8 @@ struct NativeRef {
   std::string branch;
   std::string name;
 
+  // The main line's ref (main has no native ref of its own).
+  static NativeRef Main() { return NativeRef{std::string(kMainBranch), std::string(kMainBranch)}; }
   bool is_main() const { return name == kMainBranch; }
   // The Lance branch of `__manifest` holding it (nullopt = main line).
   std::optional<std::string> lance_branch() const {
@@ -75,6 +77,11 @@ class ManifestReader {
   // is live; Conflict "branch '<b>' has N live native incarnations (…); run
   // cleanup before using it" (BR-3.4); IoError.
   Result<NativeRef> Resolve(std::string_view branch);
+  // The ref this reader last resolved `branch` to, without confirming it
+  // (no store call); Resolve's answer for a name it does not remember.
+  // For a check that must not create anything for an unknown name, ahead
+  // of a Resolve that confirms. Errors: those of Resolve.
+  Result<NativeRef> ResolveRemembered(std::string_view branch);
   // Every live non-main ref, sorted by ref name. Errors: IoError, CorruptData.
   Result<std::vector<LiveRef>> ListLive();
   // OK while `ref`'s record exists (main always). NotFound (branch_not_found)

@@ -57,10 +57,10 @@ Result<std::vector<std::string>> TouchedTables(const WriteTxn& txn, const std::v
   return std::vector<std::string>(keys.begin(), keys.end());
 }
 
-// Recheck the authority before any effect: a moved or deleted branch means
-// the staging is stale, and committing it would only create garbage.
+// Recheck the authority before any effect: a moved branch means the staging
+// is stale, and committing it would only create garbage. (Its liveness was
+// confirmed under the writers lock, which a deletion waits for.)
 Status RecheckAuthority(GraphStore& graph, const WriteTxn& txn) {
-  OG_RETURN_IF_ERROR(graph.manifests().CheckLive(txn.ref()));
   OG_ASSIGN_OR_RETURN(uint64_t latest, graph.manifests().LatestVersion(txn.ref(), /*confirm_known=*/false));
   if (latest != txn.authority_version()) {
     return Status(ErrorCode::kReadSetChanged,

@@ -190,9 +190,9 @@ Result<Published> Publish(GraphStore& graph, const Publication& p) {
   // The captured version M is the base. Whether M is still the latest is
   // decided by the put-if-absent of M+1 below, the only check that holds
   // across processes; re-reading the latest version first would only add a
-  // store call. A deleted branch's tree stays, so liveness is checked on
-  // the ref's record.
-  OG_RETURN_IF_ERROR(graph.manifests().CheckLive(p.ref));
+  // store call. Liveness is not probed again either: the writer confirmed
+  // its ref under the branch's writers lock, and a deletion that overtakes
+  // it anyway is ordered after this commit, which lands on the retired tree.
   OG_ASSIGN_OR_RETURN(ManifestVersionPtr base, graph.manifests().At(p.ref, p.expected_manifest_version));
   const GraphState& current = *base->state;
   if (current.head.id != p.expected_head) {

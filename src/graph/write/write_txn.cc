@@ -6,9 +6,9 @@
 
 namespace omnigraph::graph {
 
-Result<WriteTxn> WriteTxn::Capture(GraphStore& graph, std::string_view branch, std::optional<std::string> actor_id) {
+Result<WriteTxn> WriteTxn::Capture(GraphStore& graph, const NativeRef& ref, std::optional<std::string> actor_id) {
   WriteTxn txn;
-  OG_ASSIGN_OR_RETURN(txn.ref_, graph.manifests().Resolve(branch));
+  txn.ref_ = ref;
   OG_ASSIGN_OR_RETURN(uint64_t version, graph.manifests().LatestVersion(txn.ref_));
   OG_ASSIGN_OR_RETURN(txn.base_, graph.AtRef(txn.ref_, version));
   txn.authority_version_ = txn.base_.manifest_version();

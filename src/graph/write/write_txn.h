@@ -26,10 +26,13 @@ inline constexpr size_t kDeletedIdsInlineBytes = 64 * 1024;
 
 class WriteTxn {
  public:
-  // Captures the latest snapshot of `branch` and mints the intent nonce
-  // (a ULID the commit id will wrap) and the authorship time.
-  // Errors: those of GraphStore::Latest (NotFound kind branch_not_found, …).
-  static Result<WriteTxn> Capture(GraphStore& graph, std::string_view branch, std::optional<std::string> actor_id);
+  // Captures the latest snapshot of the branch whose native ref is `ref`
+  // and mints the intent nonce (a ULID the commit id will wrap) and the
+  // authorship time.
+  // REQUIRES: `ref` came from GraphStore::LockBranchWriters, whose lock the
+  // caller holds (that confirmed it live; nothing here probes it again).
+  // Errors: those of ManifestReader::LatestVersion and GraphStore::AtRef.
+  static Result<WriteTxn> Capture(GraphStore& graph, const NativeRef& ref, std::optional<std::string> actor_id);
 
   // The captured snapshot: branch incarnation, manifest version M, effective
   // head, pins and schema contract.
