@@ -23,6 +23,7 @@
 #include "exec/writers/mutation_writer.h"
 #include "graph/branches.h"
 #include "graph/init.h"
+#include "graph/proposals.h"
 #include "graph/read_target.h"
 #include "io/local_store.h"
 
@@ -217,13 +218,36 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   report.affected_nodes = outcome.affected_nodes;
   report.affected_edges = outcome.affected_edges;
   report.commit = outcome.commit;
+  report.published = outcome.published;
+  report.unattached_root = outcome.unattached_root;
   return report;
 }
 
+namespace {
+
+// The commit `id`: published (FindCommit), else a live proposal's candidate.
+Result<graph::CommitRecord> FindCommitOrProposal(graph::GraphStore& graph, const std::string& id,
+                                                 const std::string& first_branch) {
+  auto found = graph::FindCommit(graph, id, first_branch);
+  if (found.ok() || found.status().code() != ErrorCode::kNotFound) return found;
+  OG_ASSIGN_OR_RETURN(std::optional<graph::Snapshot> proposed, graph::LiveProposalSnapshot(graph, id));
+  if (proposed) return proposed->head();
+  return found;
+}
+
+}  // namespace
+
 Result<graph::Snapshot> Omnigraph::Resolve(const ReadTarget& target) {
   if (!target.snapshot) return graph_->Latest(graph::TrimBranchName(target.branch));
-  OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, graph::FindCommit(*graph_, *target.snapshot, bound_branch_));
-  return graph::SnapshotOfCommit(*graph_, commit);
+  auto commit = graph::FindCommit(*graph_, *target.snapshot, bound_branch_);
+  if (!commit.ok() && commit.status().code() == ErrorCode::kNotFound) {
+    // BR-11.2, BR-12.3: a live proposal reads as its own snapshot.
+    OG_ASSIGN_OR_RETURN(std::optional<graph::Snapshot> proposed,
+                        graph::LiveProposalSnapshot(*graph_, *target.snapshot));
+    if (proposed) return std::move(*proposed);
+  }
+  OG_RETURN_IF_ERROR(commit.status());
+  return graph::SnapshotOfCommit(*graph_, *commit);
 }
 
 Result<exec::QueryResult> Omnigraph::QuerySnapshot(const graph::Snapshot& snapshot, std::string_view source,
@@ -314,6 +338,18 @@ Result<graph::CommitRecord> Omnigraph::ShowCommit(const std::string& id) {
   return graph::FindCommit(*graph_, id, bound_branch_);
 }
 
+Result<exec::CommitView> Omnigraph::DescribeCommit(const std::string& id) {
+  return exec::ShowCommitOrProposal(*graph_, id, bound_branch_);
+}
+
+Result<exec::CommitView> Omnigraph::CommitPublish(const std::string& id) { return exec::PublishCommit(*graph_, id); }
+
+Result<std::vector<std::string>> Omnigraph::CommitDrop(const std::string& id) { return exec::DropCommit(*graph_, id); }
+
+Result<std::vector<exec::CommitView>> Omnigraph::ListUnpublished(const std::string& branch) {
+  return exec::ListUnpublished(*graph_, branch);
+}
+
 Result<BranchCreateReport> Omnigraph::BranchCreate(const std::string& name, const std::string& from) {
   OG_ASSIGN_OR_RETURN(graph::CreatedBranch created, graph::CreateBranch(*graph_, name, from));
   return BranchCreateReport{uri_, created.from, created.name, actor_};
@@ -325,13 +361,18 @@ Status Omnigraph::BranchDelete(const std::string& name) { return graph::DeleteBr
 
 Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, const std::string& target,
                                                  const BranchMergeOptions& options) {
-  OG_ASSIGN_OR_RETURN(exec::MergeResult merged, exec::RunBranchMerge(*graph_, catalogs_, {source, target, actor_}));
+  if (options.as_commit && options.delete_branch) {
+    return InvalidArgument("--as-commit cannot be combined with --delete-branch");
+  }
+  OG_ASSIGN_OR_RETURN(exec::MergeResult merged,
+                      exec::RunBranchMerge(*graph_, catalogs_, {source, target, actor_, options.as_commit}));
   BranchMergeReport report;
   report.source = merged.source;
   report.target = merged.target;
   report.outcome = std::string(exec::MergeOutcomeName(merged.outcome));
   report.actor_id = actor_;
   report.commit = merged.commit;
+  report.published = merged.published;
   if (options.delete_branch) {
     Status deleted = BranchDelete(merged.source);
     report.branch_deleted = deleted.ok();
@@ -344,7 +385,7 @@ Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, cons
 
 Result<exec::CommitChangesPage> Omnigraph::CommitChanges(const std::string& id,
                                                          const exec::CommitChangesRequest& request) {
-  OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, graph::FindCommit(*graph_, id, bound_branch_));
+  OG_ASSIGN_OR_RETURN(graph::CommitRecord commit, FindCommitOrProposal(*graph_, id, bound_branch_));
   return exec::ListCommitChanges(*graph_, commit, request);
 }
 

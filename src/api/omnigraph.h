@@ -21,6 +21,7 @@
 #include "exec/changes/commit_changes.h"
 #include "exec/changes/snapshot_diff.h"
 #include "exec/loader.h"
+#include "exec/proposal_control.h"
 #include "exec/result_format.h"
 #include "graph/graph_store.h"
 
@@ -60,6 +61,10 @@ struct MutationReport {
   uint64_t affected_nodes = 0;
   uint64_t affected_edges = 0;
   std::optional<graph::CommitRecord> commit;  // nullopt when nothing changed
+  // false for a mutation declared `as commit` / `as unattached branch`:
+  // `commit` is the proposal's candidate (BR-11.1, BR-12.2).
+  bool published = true;
+  std::optional<std::string> unattached_root;
 };
 
 struct DatasetInfo {
@@ -96,6 +101,9 @@ struct BranchMergeOptions {
   // After a successful merge (any outcome), delete the source as
   // BranchDelete would; a refusal never fails the merge (BR-9.10).
   bool delete_branch = false;
+  // BR-11.1: write the merge commit as an unpublished commit. Refused
+  // together with delete_branch.
+  bool as_commit = false;
 };
 
 struct BranchMergeReport {
@@ -104,6 +112,7 @@ struct BranchMergeReport {
   std::string outcome;  // already_up_to_date | fast_forward | merged
   std::optional<std::string> actor_id;
   std::optional<graph::CommitRecord> commit;  // null for already_up_to_date
+  bool published = true;  // false for a merge as commit (commit: the proposal)
   // Set only when delete_branch was asked: whether the source was deleted,
   // and the refusal's message when it was not.
   std::optional<bool> branch_deleted;
@@ -203,13 +212,48 @@ class Omnigraph {
   // BR-6.2: the commit `id`, looked up in the bound branch, then every live branch.
   Result<graph::CommitRecord> ShowCommit(const std::string& id);
 
+  // BR-6.2 with the Ext fields: the published commit `id`, else the live
+  // unpublished commit or unattached snapshot `id` (published false;
+  // BR-11.2, BR-12.3). Errors: those of exec::ShowCommitOrProposal
+  // (NotFound "commit '<id>' not found" also for an expired or dropped
+  // proposal; InvalidArgument for an `hb1.` id that does not parse).
+  Result<exec::CommitView> DescribeCommit(const std::string& id);
+
+  // ---- Unpublished commits and unattached snapshots (spec/branches.md
+  // BR-11 Ext-P, BR-12 Ext-U). They are written by mutations declared
+  // `as commit` / `as unattached branch [on "<id>"]` (Mutate) and by
+  // BranchMerge with as_commit; reads reach them by id (ReadTarget
+  // snapshot, CommitChanges, DescribeCommit).
+
+  // BR-11.3: publishes the unpublished commit `id` on its recorded target
+  // as one ordinary commit with the same id, pins and parents, and removes
+  // its tag; an already published `id` answers that commit (idempotent).
+  // Errors: NotFound "commit '<id>' not found"; Conflict (409) "commit
+  // '<id>' is an unattached snapshot and cannot be published" (detail
+  // commit_refusal); PreconditionFailed (412, details expected = captured
+  // parent, actual = current head) when the target's head moved;
+  // InvalidArgument for an unparsable `hb1.` id; Internal when the id
+  // recomputes differently (exec::PublishCommit).
+  Result<exec::CommitView> CommitPublish(const std::string& id);
+  // BR-11.4, BR-12.4: drops the proposal `id` (an unattached snapshot with
+  // its subtree, children first) and returns the dropped ids in removal
+  // order. Errors: Conflict (409) "commit '<id>' is published and cannot
+  // be dropped"; NotFound "commit '<id>' not found" (unknown, dropped,
+  // expired unattached); InvalidArgument for an unparsable `hb1.` id.
+  Result<std::vector<std::string>> CommitDrop(const std::string& id);
+  // BR-11.5: `branch`'s live unpublished commits and unattached snapshots,
+  // newest first (created_at, then id, descending). Errors: InvalidArgument
+  // (empty or reserved name), NotFound (kind branch_not_found).
+  Result<std::vector<exec::CommitView>> ListUnpublished(const std::string& branch = "main");
+
   // BR-3: branch control (graph/branches.h for the errors).
   Result<BranchCreateReport> BranchCreate(const std::string& name, const std::string& from = "main");
   Result<std::vector<std::string>> BranchList();
   Status BranchDelete(const std::string& name);
-  // BR-9: merges `source` into `target`. Errors: those of
-  // exec::RunBranchMerge (the delete that `options` may ask for never fails
-  // the merge: its refusal is reported in the report).
+  // BR-9: merges `source` into `target`. Errors: InvalidArgument "--as-commit
+  // cannot be combined with --delete-branch" (BR-11.1) before anything
+  // runs; those of exec::RunBranchMerge (the delete that `options` may ask
+  // for never fails the merge: its refusal is reported in the report).
   Result<BranchMergeReport> BranchMerge(const std::string& source, const std::string& target = "main",
                                         const BranchMergeOptions& options = {});
 

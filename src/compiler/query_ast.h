@@ -155,12 +155,25 @@ struct MutationStmt {
   SourceLocation type_location;
 };
 
+// The clause after a declaration's parameters and annotations that turns a
+// mutation's publication into an unpublished commit (`as commit`, spec
+// branches.md BR-11.1) or an unattached snapshot (`as unattached branch
+// [on "<id>"]`, BR-12.1).
+struct WriteAs {
+  enum class Kind { kCommit, kUnattachedBranch };
+  Kind kind = Kind::kCommit;
+  std::optional<std::string> on;  // unattached child: the parent snapshot's id
+  SourceLocation location;         // of `as`
+  size_t offset = 0;               // byte offset of `as`
+};
+
 struct QueryDecl {
   std::string name;
   std::vector<Param> params;
   std::optional<std::string> description;
   std::optional<std::string> instruction;
   bool is_mutation = false;
+  std::optional<WriteAs> write_as;  // only on mutations (a parse error otherwise)
   // Read body.
   std::vector<Clause> match;
   std::vector<Projection> returns;

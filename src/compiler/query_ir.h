@@ -339,9 +339,18 @@ struct TypeRef {
   bool operator==(const TypeRef&) const = default;
 };
 
+// How a mutation publishes (spec/branches.md BR-11.1, BR-12.1).
+struct WriteForm {
+  enum class Kind { kPublish, kCommit, kUnattachedBranch };
+  Kind kind = Kind::kPublish;     // kPublish: an ordinary commit on the branch
+  std::optional<std::string> on;  // kUnattachedBranch child: its parent snapshot
+  bool operator==(const WriteForm&) const = default;
+};
+
 struct QueryIR {
   std::string name;
   bool is_mutation = false;
+  WriteForm write_form;  // always kPublish for a read query
   std::optional<std::string> description;
   std::optional<std::string> instruction;
   std::vector<ParamDecl> params;  // declaration order

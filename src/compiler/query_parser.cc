@@ -99,7 +99,7 @@ class QueryParser {
   }
 
   // query_decl = "query" ident "(" [ param { "," param } ] ")" { q_annotation }
-  //              "{" ( read_body | mutation_body ) "}"
+  //              [ write_as ] "{" ( read_body | mutation_body ) "}"
   bool ParseQueryDecl(QueryDecl* q) {
     q->begin_offset = sc_.PeekTokenStart();
     if (!sc_.Lit("query")) return false;
@@ -123,6 +123,7 @@ class QueryParser {
     if (!sc_.Lit(")")) return false;
     while (Try([&] { return ParseQueryAnnotation(q); })) {
     }
+    Try([&] { return ParseWriteAs(q); });
     if (!sc_.Lit("{")) return false;
     if (!Try([&] { return ParseReadBody(q); })) {
       q->match.clear();
@@ -134,6 +135,31 @@ class QueryParser {
     }
     if (!sc_.Lit("}")) return false;
     q->end_offset = sc_.pos();
+    if (q->write_as && !q->is_mutation) {
+      Defer(q->write_as->offset,
+            fmt::format("`{}` applies only to mutations; query {} is read-only",
+                        q->write_as->kind == query::WriteAs::Kind::kCommit ? "as commit" : "as unattached branch",
+                        q->name));
+    }
+    return true;
+  }
+
+  // write_as = "as" "commit" | "as" "unattached" "branch" [ "on" string ]
+  bool ParseWriteAs(QueryDecl* q) {
+    size_t at = sc_.PeekTokenStart();
+    if (!sc_.Lit("as")) return false;
+    query::WriteAs clause;
+    clause.location = Loc(at);
+    clause.offset = at;
+    if (Try([&] { return sc_.Lit("commit"); })) {
+      clause.kind = query::WriteAs::Kind::kCommit;
+    } else {
+      if (!sc_.Lit("unattached") || !sc_.Lit("branch")) return false;
+      clause.kind = query::WriteAs::Kind::kUnattachedBranch;
+      std::string parent;
+      if (Try([&] { return sc_.Lit("on") && ParseString(&parent); })) clause.on = std::move(parent);
+    }
+    q->write_as = std::move(clause);
     return true;
   }
 

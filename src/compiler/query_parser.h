@@ -18,7 +18,13 @@ namespace omnigraph::compiler {
 // Grammar-layer checks reported after a successful parse, first in source
 // order: unsupported string escapes, integer literals above 2^64-1, invalid
 // `date("…")`/`datetime("…")` text, hop bounds above 2^32-1, duplicate
-// `@description`/`@instruction` on one query.
+// `@description`/`@instruction` on one query, and a read-only declaration
+// carrying the write clause (below).
+// Extensions (spec/branches.md BR-11.1, BR-12.1): after the parameters and
+// annotations, before the body, a mutation may carry `as commit` or `as
+// unattached branch [on "<id>"]` (QueryDecl::write_as); on a read query it
+// is "`as commit` applies only to mutations; query <q> is read-only" at the
+// clause's position.
 // Nested `not { }` blocks, expressions and list literals deeper than
 // kMaxNestingDepth are refused ("nesting deeper than 64 levels") so that
 // hostile input cannot exhaust the stack of the parser or the type checker.

@@ -330,6 +330,12 @@ class Checker {
     ir::QueryIR out;
     out.name = q_.name;
     out.is_mutation = q_.is_mutation;
+    if (q_.write_as) {
+      out.write_form.kind = q_.write_as->kind == query::WriteAs::Kind::kCommit
+                                ? ir::WriteForm::Kind::kCommit
+                                : ir::WriteForm::Kind::kUnattachedBranch;
+      out.write_form.on = q_.write_as->on;
+    }
     out.description = q_.description;
     out.instruction = q_.instruction;
     OG_RETURN_IF_ERROR(CheckParams());

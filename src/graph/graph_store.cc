@@ -68,7 +68,8 @@ Result<Snapshot> GraphStore::AtRef(const NativeRef& ref, uint64_t version) {
 }
 
 Result<CommitGraphPtr> GraphStore::Commits(const Snapshot& snapshot) {
-  auto key = std::make_pair(snapshot.state().branch_identity, snapshot.manifest_version());
+  // Keyed by head too: a proposal's rows report the version they would occupy.
+  auto key = std::make_pair(snapshot.state().branch_identity + "#" + snapshot.head().id, snapshot.manifest_version());
   {
     std::lock_guard<std::mutex> lock(commits_mutex_);
     if (auto it = commit_graphs_.find(key); it != commit_graphs_.end()) return it->second;

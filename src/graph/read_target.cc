@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graph/history/commit_id.h"
+#include "graph/proposals.h"
 #include "util/utf8.h"
 
 namespace omnigraph::graph {
@@ -55,6 +56,11 @@ Result<CommitRecord> FindCommit(GraphStore& graph, std::string_view id, std::str
 Result<Snapshot> SnapshotOfCommit(GraphStore& graph, const CommitRecord& commit) {
   NativeRef ref{commit.graph_branch.value_or(std::string(kMainBranch)), std::string(commit.NativeRef())};
   auto snapshot = graph.AtRef(ref, commit.manifest_version);
+  if (!snapshot.ok() || snapshot->head().id != commit.id) {
+    // A live proposal's candidate commit heads its own detached rows.
+    OG_ASSIGN_OR_RETURN(std::optional<Snapshot> proposed, LiveProposalSnapshot(graph, commit.id));
+    if (proposed && proposed->head().id == commit.id) return std::move(*proposed);
+  }
   if (!snapshot.ok()) {
     if (snapshot.status().code() != ErrorCode::kNotFound) return snapshot.status();
     return Status(ErrorCode::kHistoryGap, fmt::format("history gap at commits '{}'", commit.id),

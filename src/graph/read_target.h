@@ -21,6 +21,8 @@ Result<CommitRecord> FindCommit(GraphStore& graph, std::string_view id, std::str
 // detail graph_commit_ids) when that version can no longer be read;
 // InvalidArgument "commit '<id>' has no persisted native-branch incarnation
 // witness at the reopened snapshot; …" when the version holds another head.
+// The candidate commit of a live proposal (graph/proposals.h) heads the
+// proposal's snapshot (BR-11.2, BR-12.3).
 Result<Snapshot> SnapshotOfCommit(GraphStore& graph, const CommitRecord& commit);
 
 }  // namespace omnigraph::graph

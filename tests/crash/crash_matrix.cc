@@ -87,6 +87,21 @@ constexpr CrashCell kCells[] = {
     {fp::kGraphAfterDetachedCommit,   {Write::kThreeWayMerge}, 1, kUnchanged,  "after_second_chain_link"},
     {fp::kGraphBeforeCas,             kMerges,              0,   kUnchanged,   "before_cas"},
     {fp::kGraphAfterCas,              kMerges,              0,   kCommitted,   "after_cas"},
+    // Proposals: a mutation `as commit` (one detached table commit, then
+    // the detached __manifest version and its tag), `commit publish`
+    // (one linear __manifest commit, then the tag's removal) and `commit
+    // drop` (the tag's removal). A proposal exists once its tag does.
+    {fp::kGraphAfterDetachedCommit,   {Write::kPropose},    0,   kUnchanged,   "after_table_commit"},
+    {fp::kProposeBeforeDetached,      {Write::kPropose},    0,   kUnchanged,   "before_detached_manifest"},
+    {fp::kProposeAfterTag,            {Write::kPropose},    0,   kCommitted,   "after_tag"},
+    {fp::kStageAfterDataFiles,        {Write::kPublish},    0,   kUnchanged,   "after_manifest_data_files"},
+    {fp::kGraphBeforeCas,             {Write::kPublish},    0,   kUnchanged,   "before_cas"},
+    {fp::kCommitBeforeManifest,       {Write::kPublish},    0,   kUnchanged,   "before_manifest_put_if_absent"},
+    {fp::kStoreBeforePublish,         {Write::kPublish},    0,   kUnchanged,   "before_manifest_rename"},
+    {fp::kCommitAfterManifest,        {Write::kPublish},    0,   kCommitted,   "after_manifest_put_if_absent"},
+    {fp::kGraphAfterCas,              {Write::kPublish},    0,   kCommitted,   "after_cas"},
+    {fp::kCommitPublishBeforeUntag,   {Write::kPublish},    0,   kCommitted,   "before_untag"},
+    {fp::kCommitDropAfterUntag,       {Write::kDrop},       0,   kCommitted,   "after_untag"},
 };
 
 bool Covers(std::span<const CrashCell> cells, std::string_view failpoint) {
@@ -107,6 +122,9 @@ std::string_view WriteName(Write write) {
     case Write::kBranchDelete: return "branch_delete";
     case Write::kFastForwardMerge: return "fast_forward_merge";
     case Write::kThreeWayMerge: return "three_way_merge";
+    case Write::kPropose: return "propose";
+    case Write::kPublish: return "publish";
+    case Write::kDrop: return "drop";
   }
   return "unknown";
 }
@@ -118,7 +136,8 @@ std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, W
   constexpr Write kWriteOrder[] = {Write::kLoad,         Write::kInsert,       Write::kUpdate,
                                    Write::kDelete,       Write::kTag,          Write::kBranch,
                                    Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
-                                   Write::kThreeWayMerge};
+                                   Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
+                                   Write::kDrop};
   std::vector<CrashCase> cases;
   for (std::string_view failpoint : declared) {
     for (const CrashCell& cell : cells) {

@@ -40,10 +40,16 @@ enum class Write : uint8_t {
   kBranchDelete,      // retires that ref's record
   kFastForwardMerge,  // pointer switches only, no detached commit
   kThreeWayMerge,     // both sides changed two tables: two chain links
+  // Proposals (proposal_crash_test.cc): a mutation `as commit`, `commit
+  // publish` of a proposal, and `commit drop` of one.
+  kPropose,
+  kPublish,
+  kDrop,
 };
 
 // "load", "insert", "update", "delete", "tag", "branch", "branch_create",
-// "branch_delete", "fast_forward_merge", "three_way_merge".
+// "branch_delete", "fast_forward_merge", "three_way_merge", "propose",
+// "publish", "drop".
 std::string_view WriteName(Write write);
 
 // A set of writes, for a cell that each of them reaches at the same hit.
@@ -64,10 +70,12 @@ inline constexpr Writes kRefWrites{Write::kTag, Write::kBranch};
 inline constexpr Writes kBranchControlWrites{Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                              Write::kThreeWayMerge};
 inline constexpr Writes kMerges{Write::kFastForwardMerge, Write::kThreeWayMerge};
+inline constexpr Writes kProposalWrites{Write::kPropose, Write::kPublish, Write::kDrop};
 inline constexpr Writes kEveryWrite{Write::kLoad,         Write::kInsert,       Write::kUpdate,
                                     Write::kDelete,       Write::kTag,          Write::kBranch,
                                     Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
-                                    Write::kThreeWayMerge};
+                                    Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
+                                    Write::kDrop};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.

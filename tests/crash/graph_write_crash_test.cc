@@ -90,6 +90,9 @@ GraphWrite WriteOf(Write write) {
               false};
     case Write::kTag:
     case Write::kBranch:
+    case Write::kPropose:
+    case Write::kPublish:
+    case Write::kDrop:
       break;
   }
   ADD_FAILURE() << WriteName(write) << " is not a graph write";

@@ -100,6 +100,13 @@ void AddDetail(const Status& status, Json* body) {
       (*body)["change_diff_refusal"] = std::move(detail);
       return;
     }
+    case ErrorCode::kConflict: {
+      // BR-12.4: publishing an unattached snapshot.
+      auto reason = Detail(status, "commit_refusal"), commit = Detail(status, "graph_commit_id");
+      if (!reason || !commit) return;
+      (*body)["commit_refusal"] = Json{{"reason", *reason}, {"graph_commit_id", *commit}};
+      return;
+    }
     default:
       return;
   }

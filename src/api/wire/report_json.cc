@@ -15,7 +15,7 @@ Json TypeCountsJson(const std::vector<TypeCount>& counts) {
 
 }  // namespace
 
-Json CommitJson(const graph::CommitRecord& commit) {
+Json CommitJson(const graph::CommitRecord& commit, bool published, const std::optional<std::string>& unattached_root) {
   Json j;
   j["graph_commit_id"] = commit.id;
   j["graph_branch"] = OrNull(commit.graph_branch);
@@ -24,7 +24,23 @@ Json CommitJson(const graph::CommitRecord& commit) {
   j["merged_parent_commit_id"] = OrNull(commit.merged_parent_id);
   j["actor_id"] = OrNull(commit.actor_id);
   j["created_at"] = commit.created_at_us;
+  j["published"] = published;
+  if (unattached_root) j["unattached_root"] = *unattached_root;
   return j;
+}
+
+Json CommitViewJson(const exec::CommitView& view) {
+  return CommitJson(view.commit, view.published, view.unattached_root);
+}
+
+Json CommitViewListJson(const std::vector<exec::CommitView>& views) {
+  Json list = Json::array();
+  for (const exec::CommitView& view : views) list.push_back(CommitViewJson(view));
+  return Json{{"commits", list}};
+}
+
+Json CommitDropJson(std::string_view id, const std::vector<std::string>& dropped) {
+  return Json{{"graph_commit_id", std::string(id)}, {"dropped", dropped}};
 }
 
 Json CommitListJson(const std::vector<graph::CommitRecord>& commits) {
@@ -55,7 +71,7 @@ Json MutationReportJson(const MutationReport& report, const std::optional<std::s
   j["affected_nodes"] = report.affected_nodes;
   j["affected_edges"] = report.affected_edges;
   j["actor_id"] = OrNull(actor_id);
-  j["commit"] = report.commit ? CommitJson(*report.commit) : Json(nullptr);
+  j["commit"] = report.commit ? CommitJson(*report.commit, report.published, report.unattached_root) : Json(nullptr);
   return j;
 }
 
@@ -106,7 +122,7 @@ Json BranchMergeJson(const BranchMergeReport& report) {
   j["actor_id"] = OrNull(report.actor_id);
   if (report.branch_deleted) j["branch_deleted"] = *report.branch_deleted;
   if (report.branch_delete_error) j["branch_delete_error"] = *report.branch_delete_error;
-  j["commit"] = report.commit ? CommitJson(*report.commit) : Json(nullptr);
+  j["commit"] = report.commit ? CommitJson(*report.commit, report.published) : Json(nullptr);
   return j;
 }
 

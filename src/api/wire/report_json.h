@@ -22,9 +22,17 @@ namespace omnigraph::api::wire {
 using Json = nlohmann::ordered_json;
 
 // CommitOutput: {graph_commit_id, graph_branch, graph_manifest_version,
-// parent_commit_id, merged_parent_commit_id, actor_id, created_at}
-// (`commit show`; graph_branch is null for main).
-Json CommitJson(const graph::CommitRecord& commit);
+// parent_commit_id, merged_parent_commit_id, actor_id, created_at,
+// published, unattached_root?} (`commit show`; graph_branch is null for
+// main; published is false for an unpublished commit or unattached
+// snapshot, BR-13.2; unattached_root only for an unattached snapshot).
+Json CommitJson(const graph::CommitRecord& commit, bool published = true,
+                const std::optional<std::string>& unattached_root = std::nullopt);
+Json CommitViewJson(const exec::CommitView& view);
+// {commits: [CommitOutput…]} (`commit list --unpublished`).
+Json CommitViewListJson(const std::vector<exec::CommitView>& views);
+// The `commit drop` output: {graph_commit_id, dropped: [ids in removal order]}.
+Json CommitDropJson(std::string_view id, const std::vector<std::string>& dropped);
 
 // {commits: [CommitOutput…]} in the given order (`commit list`).
 Json CommitListJson(const std::vector<graph::CommitRecord>& commits);

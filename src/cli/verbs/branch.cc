@@ -1,6 +1,6 @@
 // `branch create [--uri U] [--from B] NAME`, `branch list [--uri U]`,
 // `branch delete [--uri U] NAME` and `branch merge [--uri U] SOURCE
-// [--into T] [--delete-branch]` (spec/branches.md BR-3, BR-9, BR-13.1).
+// [--into T] [--delete-branch] [--as-commit]` (spec/branches.md BR-3, BR-9, BR-13.1).
 #include <iostream>
 #include <memory>
 #include <string>
@@ -34,6 +34,7 @@ struct BranchMergeOptions {
   std::string source;         // positional
   std::string into = "main";  // --into
   bool delete_branch = false;
+  bool as_commit = false;     // --as-commit (BR-11.1)
 };
 
 // Opens the graph a branch verb addresses and gives it the write actor.
@@ -94,10 +95,14 @@ int RunBranchDelete(Context& context, const BranchDeleteOptions& options) {
 
 int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
   if (Status st = PrepareVerb(&context.flags, "branch merge", {.actor = true}); !st.ok()) return context.Fail(st);
+  if (options.as_commit && options.delete_branch) {
+    return context.Fail(UsageError("--as-commit cannot be combined with --delete-branch"));
+  }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
   api::BranchMergeOptions merge;
   merge.delete_branch = options.delete_branch;
+  merge.as_commit = options.as_commit;
   auto report = (*graph)->BranchMerge(options.source, options.into, merge);
   if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
@@ -116,6 +121,7 @@ int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
   if (report->branch_deleted.value_or(false)) {
     std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(report->source));
   }
+  if (report->commit && !report->published) std::cout << fmt::format("unpublished commit: {}\n", report->commit->id);
   return kExitOk;
 }
 
@@ -148,6 +154,8 @@ void RegisterBranch(CLI::App& app, Context& context) {
   merge->add_option("source", merge_options->source, "source branch")->required();
   merge->add_option("--into", merge_options->into, "target branch (default main)");
   merge->add_flag("--delete-branch", merge_options->delete_branch, "delete the source after the merge");
+  merge->add_flag("--as-commit", merge_options->as_commit,
+                  "write the merge commit unpublished (publish it with `commit publish`)");
   merge->callback([&context, merge_options] { context.exit_code = RunBranchMerge(context, *merge_options); });
 
   branch->require_subcommand(1);

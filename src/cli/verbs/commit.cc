@@ -1,6 +1,8 @@
-// `commit list [URI] [--branch B]` and `commit show [--uri U] ID` (surface
-// §5.2; branches.md BR-13.1): the graph's commit history. commit changes,
-// publish and drop will join them here.
+// `commit list [URI] [--branch B] [--unpublished]`, `commit show [--uri U]
+// ID`, `commit publish [--uri U] ID` and `commit drop [--uri U] ID`
+// (surface §5.2; branches.md BR-6, BR-11, BR-12, BR-13.1): the graph's
+// commit history and its unpublished commits and unattached snapshots.
+// `commit changes` is in changes.cc.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -17,7 +19,31 @@ namespace {
 struct CommitListOptions {
   std::string uri;              // positional graph URI
   std::string branch = "main";  // --branch
+  bool unpublished = false;     // --unpublished: live proposals instead (BR-11.5)
 };
+
+// `commit publish` and `commit drop`: the id names the commit, --uri the graph.
+struct CommitIdOptions {
+  std::string uri;  // --uri
+  std::string id;   // positional graph commit id
+};
+
+// The one-line form of a commit in `commit list` (BR-6.1, BR-11.5).
+std::string CommitLine(const graph::CommitRecord& commit) {
+  return fmt::format("{} graph_branch={} graph_manifest_version={}{}", commit.id, commit.graph_branch.value_or("main"),
+                     commit.manifest_version,
+                     commit.actor_id ? " actor=" + compiler::EscapeForDisplay(*commit.actor_id) : "");
+}
+
+// The graph of a verb whose positional argument is a commit id.
+Result<std::unique_ptr<api::Omnigraph>> OpenByUri(Context& context, const std::string& uri) {
+  GlobalFlags& flags = context.flags;
+  if (uri.empty() && flags.store.empty() && flags.default_store.empty() && flags.profile_error.ok()) {
+    return UsageError("no graph given: pass --uri <graph> or --store <path> (or set defaults.store in the operator "
+                      "config)");
+  }
+  return OpenGraph(uri, flags);
+}
 
 struct CommitShowOptions {
   std::string uri;  // --uri
@@ -28,17 +54,26 @@ int RunCommitList(Context& context, const CommitListOptions& options) {
   if (Status st = PrepareVerb(&context.flags, "commit list", {}); !st.ok()) return context.Fail(st);
   auto graph = OpenGraph(options.uri, context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
+  if (options.unpublished) {
+    auto views = (*graph)->ListUnpublished(options.branch);
+    if (!views.ok()) return context.Fail(views.status());
+    if (context.flags.json) {
+      std::cout << api::wire::CommitViewListJson(*views).dump(2) << "\n";
+      return kExitOk;
+    }
+    for (const exec::CommitView& view : *views) {
+      std::cout << CommitLine(view.commit) << " published=false"
+                << (view.unattached_root ? " unattached_root=" + *view.unattached_root : "") << "\n";
+    }
+    return kExitOk;
+  }
   auto commits = (*graph)->ListCommits(options.branch);
   if (!commits.ok()) return context.Fail(commits.status());
   if (context.flags.json) {
     std::cout << api::wire::CommitListJson(*commits).dump(2) << "\n";
     return kExitOk;
   }
-  for (const graph::CommitRecord& commit : *commits) {
-    std::cout << fmt::format("{} graph_branch={} graph_manifest_version={}{}\n", commit.id,
-                             commit.graph_branch.value_or("main"), commit.manifest_version,
-                             commit.actor_id ? " actor=" + compiler::EscapeForDisplay(*commit.actor_id) : "");
-  }
+  for (const graph::CommitRecord& commit : *commits) std::cout << CommitLine(commit) << "\n";
   return kExitOk;
 }
 
@@ -53,12 +88,13 @@ int RunCommitShow(Context& context, const CommitShowOptions& options) {
   }
   auto graph = OpenGraph(options.uri, flags);
   if (!graph.ok()) return context.Fail(graph.status());
-  auto commit = (*graph)->ShowCommit(options.id);
-  if (!commit.ok()) return context.Fail(commit.status());
+  auto view = (*graph)->DescribeCommit(options.id);
+  if (!view.ok()) return context.Fail(view.status());
   if (flags.json) {
-    std::cout << api::wire::CommitJson(*commit).dump(2) << "\n";
+    std::cout << api::wire::CommitViewJson(*view).dump(2) << "\n";
     return kExitOk;
   }
+  const graph::CommitRecord* commit = &view->commit;
   std::cout << "graph_commit_id: " << commit->id << "\n";
   std::cout << "graph_branch: " << commit->graph_branch.value_or("main") << "\n";
   std::cout << "graph_manifest_version: " << commit->manifest_version << "\n";
@@ -66,6 +102,39 @@ int RunCommitShow(Context& context, const CommitShowOptions& options) {
   if (commit->merged_parent_id) std::cout << "merged_parent_commit_id: " << *commit->merged_parent_id << "\n";
   if (commit->actor_id) std::cout << "actor_id: " << compiler::EscapeForDisplay(*commit->actor_id) << "\n";
   std::cout << "created_at: " << commit->created_at_us << "\n";
+  if (!view->published) std::cout << "published: false\n";
+  if (view->unattached_root) std::cout << "unattached_root: " << *view->unattached_root << "\n";
+  return kExitOk;
+}
+
+int RunCommitPublish(Context& context, const CommitIdOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "commit publish", {}); !st.ok()) return context.Fail(st);
+  auto graph = OpenByUri(context, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  // A moved head exits 4 with its precondition_failure body (Context::Fail).
+  auto view = (*graph)->CommitPublish(options.id);
+  if (!view.ok()) return context.Fail(view.status());
+  context.published = fmt::format("commit '{}'", view->commit.id);
+  if (context.flags.json) {
+    std::cout << api::wire::CommitViewJson(*view).dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("published commit {} on branch {}\n", view->commit.id,
+                           compiler::EscapeForDisplay(view->commit.graph_branch.value_or("main")));
+  return kExitOk;
+}
+
+int RunCommitDrop(Context& context, const CommitIdOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "commit drop", {}); !st.ok()) return context.Fail(st);
+  auto graph = OpenByUri(context, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  auto dropped = (*graph)->CommitDrop(options.id);
+  if (!dropped.ok()) return context.Fail(dropped.status());
+  if (context.flags.json) {
+    std::cout << api::wire::CommitDropJson(options.id, *dropped).dump(2) << "\n";
+    return kExitOk;
+  }
+  for (const std::string& id : *dropped) std::cout << "dropped commit " << id << "\n";
   return kExitOk;
 }
 
@@ -78,6 +147,8 @@ void RegisterCommit(CLI::App& app, Context& context) {
   CLI::App* list = commit->add_subcommand("list", "commits reachable from a branch, newest first");
   list->add_option("uri", list_options->uri, "graph directory");
   list->add_option("--branch", list_options->branch, "branch (default main)");
+  list->add_flag("--unpublished", list_options->unpublished,
+                 "list the branch's live unpublished commits and unattached snapshots instead");
   list->callback([&context, list_options] { context.exit_code = RunCommitList(context, *list_options); });
 
   auto show_options = std::make_shared<CommitShowOptions>();
@@ -85,6 +156,18 @@ void RegisterCommit(CLI::App& app, Context& context) {
   show->add_option("--uri", show_options->uri, "graph directory");
   show->add_option("id", show_options->id, "graph commit id")->required();
   show->callback([&context, show_options] { context.exit_code = RunCommitShow(context, *show_options); });
+
+  auto publish_options = std::make_shared<CommitIdOptions>();
+  CLI::App* publish = commit->add_subcommand("publish", "publish an unpublished commit on its branch");
+  publish->add_option("--uri", publish_options->uri, "graph directory");
+  publish->add_option("id", publish_options->id, "unpublished commit id")->required();
+  publish->callback([&context, publish_options] { context.exit_code = RunCommitPublish(context, *publish_options); });
+
+  auto drop_options = std::make_shared<CommitIdOptions>();
+  CLI::App* drop = commit->add_subcommand("drop", "drop an unpublished commit or an unattached snapshot's subtree");
+  drop->add_option("--uri", drop_options->uri, "graph directory");
+  drop->add_option("id", drop_options->id, "unpublished commit or unattached snapshot id")->required();
+  drop->callback([&context, drop_options] { context.exit_code = RunCommitDrop(context, *drop_options); });
 
   RegisterCommitChanges(commit, context);
 

@@ -45,6 +45,12 @@ int RunMutate(Context& context, const MutateOptions& options) {
     std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report->branch, report->query_name,
                              report->affected_nodes, report->affected_edges);
     if (!flags.WriteActor().empty()) std::cout << "actor_id: " << flags.WriteActor() << "\n";
+    // BR-11.1, BR-12.2: a proposal says so.
+    if (report->commit && report->unattached_root) {
+      std::cout << fmt::format("unattached snapshot: {} (root {})\n", report->commit->id, *report->unattached_root);
+    } else if (report->commit && !report->published) {
+      std::cout << fmt::format("unpublished commit: {}\n", report->commit->id);
+    }
   }
   return kExitOk;
 }

@@ -454,7 +454,11 @@ Result<MergeResult> RunBranchMerge(graph::GraphStore& graph, CatalogCache& catal
                                    source_now.name);
     }
     plan.effects.push_back(LineageImport(source, *target_commits));
-    OG_ASSIGN_OR_RETURN(graph::DoorOutcome published, graph::CommitThroughDoor(graph, txn, std::move(plan.effects)));
+    graph::DoorOptions door;
+    if (request.as_commit) door.proposal = graph::ProposalForm{};
+    OG_ASSIGN_OR_RETURN(graph::DoorOutcome published,
+                        graph::CommitThroughDoor(graph, txn, std::move(plan.effects), door));
+    result.published = !request.as_commit;
     result.outcome = fast_forward ? MergeOutcome::kFastForward : MergeOutcome::kMerged;
     result.commit = published.commit;
     return Status::OK();

@@ -30,6 +30,9 @@ struct MergeRequest {
   std::string source;
   std::string target = "main";
   std::optional<std::string> actor_id;
+  // BR-11.1: write the merge commit as an unpublished commit (both
+  // parents, the merged rows, the lineage import) instead of publishing it.
+  bool as_commit = false;
 };
 
 struct MergeResult {
@@ -37,6 +40,7 @@ struct MergeResult {
   std::string target;
   MergeOutcome outcome = MergeOutcome::kAlreadyUpToDate;
   std::optional<graph::CommitRecord> commit;  // null for already_up_to_date
+  bool published = true;  // false for a merge as commit that wrote a proposal
 };
 
 // One conflict of a refused merge (BR-9.6, BR-9.7).

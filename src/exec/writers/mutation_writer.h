@@ -32,10 +32,21 @@ struct MutationOutcome {
   uint64_t affected_nodes = 0;
   uint64_t affected_edges = 0;
   std::optional<graph::CommitRecord> commit;  // nullopt when nothing changed
+  // false when the mutation was declared `as commit` or `as unattached
+  // branch`: `commit` is then the proposal's candidate (BR-11.1, BR-12.2).
+  bool published = true;
+  std::optional<std::string> unattached_root;  // set for an unattached snapshot
 };
 
 // Runs the mutation. Insert-only mutations without a precondition
 // re-prepare when another writer published first; others report it.
+// A mutation declared `as commit` writes an unpublished commit and one
+// declared `as unattached branch [on "<P>"]` an unattached snapshot
+// instead of publishing (graph/write/publisher.h Propose): the branch head
+// does not move. For a child (`on "<P>"`) the branch is P's recorded
+// target; a request naming another branch than main or P's target is
+// InvalidArgument, and so is a precondition; a P that is unknown, expired
+// or not an unattached snapshot is NotFound "commit '<P>' not found".
 // Errors: InvalidArgument (a read query; compile and parameter errors;
 // constraint violations; an `hb1.` precondition that does not parse),
 // KeyConflict, ResourceLimitExceeded, ReadSetChanged, PreconditionFailed

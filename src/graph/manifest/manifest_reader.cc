@@ -145,6 +145,24 @@ Result<ManifestVersionPtr> ManifestReader::At(const NativeRef& ref, uint64_t ver
   return decoded;
 }
 
+Result<ManifestVersionPtr> ManifestReader::AtTag(const std::string& tag) {
+  OG_ASSIGN_OR_RETURN(table::Dataset manifest, table::Dataset::Open(store_, root_, table::VersionRef::Tag(tag)));
+  OG_RETURN_IF_ERROR(CheckStamp(manifest));
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, manifest.ToBatch({}));
+  OG_ASSIGN_OR_RETURN(GraphState state, DecodeGraphState(*rows, manifest.manifest_path()));
+  state.manifest_version = state.head.manifest_version;
+  return std::make_shared<const ManifestVersion>(
+      ManifestVersion{std::move(manifest), std::make_shared<const GraphState>(std::move(state))});
+}
+
+Result<std::vector<table::TagInfo>> ManifestReader::ListTags() {
+  OG_ASSIGN_OR_RETURN(uint64_t latest, LatestVersion(NativeRef{std::string(kMainBranch), std::string(kMainBranch)}));
+  OG_ASSIGN_OR_RETURN(ManifestVersionPtr main, At(NativeRef{std::string(kMainBranch), std::string(kMainBranch)}, latest));
+  auto tags = main->dataset.ListTags();
+  if (!tags.ok() && tags.status().code() == ErrorCode::kNotFound) return std::vector<table::TagInfo>{};
+  return tags;
+}
+
 void ManifestReader::Remember(const NativeRef& ref, uint64_t version, ManifestVersionPtr decoded) {
   std::lock_guard<std::mutex> lock(mutex_);
   versions_[std::make_pair(ref.name, version)] = Cached{std::move(decoded), ++clock_};

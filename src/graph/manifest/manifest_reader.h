@@ -106,6 +106,17 @@ class ManifestReader {
   // identity name `ref`. Errors: NotFound (no such version), Unsupported
   // (storage stamp), CorruptData.
   Result<ManifestVersionPtr> At(const NativeRef& ref, uint64_t version);
+  // The version tag `tag` of `__manifest` names (a proposal's detached
+  // version), decoded without caching. Its head may record another version
+  // than the file's (a proposal's head records the version it would
+  // occupy); the state's branch fields are left for the caller to set.
+  // Errors: NotFound (no such tag or version), Unsupported (storage stamp),
+  // CorruptData.
+  Result<ManifestVersionPtr> AtTag(const std::string& tag);
+  // Every tag of `__manifest` (empty when there is none). Errors: IoError,
+  // CorruptData.
+  Result<std::vector<table::TagInfo>> ListTags();
+
   // Caches a version this process committed.
   void Remember(const NativeRef& ref, uint64_t version, ManifestVersionPtr decoded);
 

@@ -62,13 +62,13 @@ Result<std::vector<std::string>> TouchedTables(const WriteTxn& txn, const std::v
 // confirmed under the writers lock, which a deletion waits for.)
 Status RecheckAuthority(GraphStore& graph, const WriteTxn& txn) {
   OG_ASSIGN_OR_RETURN(uint64_t latest, graph.manifests().LatestVersion(txn.ref(), /*confirm_known=*/false));
-  if (latest != txn.state().manifest_version) {
+  if (latest != txn.authority_version()) {
     return Status(ErrorCode::kReadSetChanged,
                   fmt::format("read set changed: branch '{}' moved from manifest version {} to {} before the write "
                               "committed",
-                              txn.ref().branch, txn.state().manifest_version, latest),
+                              txn.ref().branch, txn.authority_version(), latest),
                   {{"member", fmt::format("graph_head:{}", txn.ref().branch)},
-                   {"expected", std::to_string(txn.state().manifest_version)},
+                   {"expected", std::to_string(txn.authority_version())},
                    {"actual", std::to_string(latest)}});
   }
   return Status::OK();
@@ -137,7 +137,7 @@ table::StageOptions DetachedStageOptions(const WriteTxn& txn) {
   table::StageOptions options;
   options.transaction_uuid = Uuid::Random().ToString();
   options.properties[std::string(kStagedAgainstBranchIncarnation)] = txn.ref().name;
-  options.properties[std::string(kStagedAgainstGraphHead)] = txn.state().head.id;
+  options.properties[std::string(kStagedAgainstGraphHead)] = txn.authority_head();
   return options;
 }
 
@@ -161,14 +161,19 @@ Result<DoorOutcome> CommitThroughDoor(GraphStore& graph, const WriteTxn& txn, st
     // Commit each participant as a detached version of its pin.
     Publication publication;
     publication.ref = txn.ref();
-    publication.expected_manifest_version = txn.state().manifest_version;
-    publication.expected_head = txn.state().head.id;
+    publication.expected_manifest_version = txn.authority_version();
+    publication.expected_head = txn.authority_head();
     publication.intent_nonce = txn.intent_nonce();
     publication.actor_id = txn.actor_id();
     publication.created_at_us = txn.created_at_us();
     std::vector<CommittedTable> committed;
     OG_RETURN_IF_ERROR(CommitEffects(graph, txn, effects, &publication, &committed, &unpublished));
 
+    if (door_options.proposal) {
+      // Published as a proposal instead: the same rows, a detached version.
+      OG_ASSIGN_OR_RETURN(Proposed proposed, Propose(graph, publication, *door_options.proposal));
+      return DoorOutcome{Snapshot(&graph, proposed.state), proposed.state->head, std::move(proposed.tag)};
+    }
     // The one publication.
     OG_ASSIGN_OR_RETURN(Published published, Publish(graph, publication));
     // In-memory bookkeeping only (nothing durable happens after the CAS):
@@ -181,7 +186,7 @@ Result<DoorOutcome> CommitThroughDoor(GraphStore& graph, const WriteTxn& txn, st
       graph.tables().RememberOpened(*after, c.tip);
       if (!c.appended.empty()) graph.tables().RememberAppend(*c.before, *after, c.appended);
     }
-    return DoorOutcome{Snapshot(&graph, published.state), published.commit};
+    return DoorOutcome{Snapshot(&graph, published.state), published.commit, std::nullopt};
   };
   Result<DoorOutcome> outcome = attempt();
   // A write that cannot have been published leaves nothing behind: its

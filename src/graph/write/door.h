@@ -14,6 +14,8 @@
 // have landed, and otherwise left as unpublished staging for the collector.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "graph/write/effect.h"
@@ -26,11 +28,16 @@ namespace omnigraph::graph {
 struct DoorOptions {
   // Exclusive for writers that replace the schema contract.
   SchemaAccess schema_access = SchemaAccess::kShared;
+  // Set: the effects become a proposal (an unpublished commit or an
+  // unattached snapshot, publisher.h Propose) instead of a new version of
+  // the branch; the branch head does not move.
+  std::optional<ProposalForm> proposal;
 };
 
 struct DoorOutcome {
-  Snapshot published;  // the new snapshot of the branch
-  CommitRecord commit;  // its head
+  Snapshot published;  // the new snapshot of the branch (a proposal's snapshot)
+  CommitRecord commit;  // its head (a proposal's candidate commit)
+  std::optional<std::string> proposal_tag;  // the tag addressing a proposal
 };
 
 // The staging options of a detached commit on behalf of `txn`: a fresh
@@ -44,7 +51,9 @@ table::StageOptions DetachedStageOptions(const WriteTxn& txn);
 // Errors: ReadSetChanged (the branch moved since the capture; nothing
 // published), NotFound (kind branch_not_found: the branch was deleted),
 // InvalidArgument (an effect naming a table the snapshot lacks, two effects
-// on one table), and those of Publish.
+// on one table), and those of Publish (of Propose, when options.proposal
+// is set: the outcome is then the proposal's snapshot, candidate commit
+// and tag, and the branch does not move).
 Result<DoorOutcome> CommitThroughDoor(GraphStore& graph, const WriteTxn& txn, std::vector<Effect> effects,
                                       const DoorOptions& options = {});
 

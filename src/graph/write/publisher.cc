@@ -6,6 +6,7 @@
 
 #include "graph/history/commit_id.h"
 #include "graph/history/history_segments.h"
+#include "graph/proposals.h"
 #include "io/unpublished_objects.h"
 #include "table/commit.h"
 #include "table/staging.h"
@@ -114,6 +115,61 @@ Result<Published> CommitPublication(GraphStore& graph, const Publication& p, con
   return failed;
 }
 
+// The history of `next` once `previous_head` settles into `from`'s buffer;
+// a new segment is written (unsynced: its keys join `*sync` and `*written`).
+Status SettleInto(GraphStore& graph, const GraphState& from, const CommitRecord& previous_head,
+                  const std::optional<MergedParent>& merged, GraphState* next, std::vector<std::string>* sync,
+                  std::vector<std::string>* written, std::shared_ptr<HistorySegment>* new_segment) {
+  static const std::vector<CommitRecord> kNoRecords;
+  static const std::vector<std::string> kNoSegments;
+  OG_ASSIGN_OR_RETURN(SettledHistory history,
+                      SettleHistory(graph.history(), from, previous_head, merged ? merged->imported : kNoRecords,
+                                    merged ? merged->imported_segments : kNoSegments));
+  next->settled = std::move(history.settled);
+  next->history_segments = std::move(history.segments);
+  if (history.new_segment) {
+    std::vector<std::string> segment_keys;
+    OG_RETURN_IF_ERROR(graph.history().Write(*history.new_segment, &segment_keys));
+    written->insert(written->end(), segment_keys.begin(), segment_keys.end());
+    sync->insert(sync->end(), segment_keys.begin(), segment_keys.end());
+  }
+  *new_segment = std::move(history.new_segment);
+  return Status::OK();
+}
+
+// The candidate commit of an unattached snapshot on `base` (BR-12.1): its
+// id is the intent nonce, it never gets a history-block address.
+CommitRecord UnattachedHead(const Publication& p, const GraphState& base) {
+  CommitRecord head;
+  head.id = p.intent_nonce;
+  head.parent_id = base.head.id;
+  head.generation = base.head.generation + 1;
+  head.actor_id = p.actor_id;
+  head.created_at_us = p.created_at_us;
+  if (!p.ref.is_main()) {
+    head.graph_branch = p.ref.branch;
+    head.native_branch = p.ref.name;
+  }
+  head.manifest_version = base.manifest_version + 1;
+  return head;
+}
+
+// Creates `tag` at `version` put-if-absent. An ambiguous failure is
+// resolved by reading the tag back: at `version` it is success, elsewhere
+// an integrity error, unreadable manifest_publish_in_doubt.
+Status CreateTagConfirmed(GraphStore& graph, const table::Dataset& manifest, const std::string& tag, uint64_t version,
+                          const std::optional<std::string>& branch) {
+  Status created = manifest.CreateTag(tag, version, branch);
+  if (created.ok()) return created;
+  auto back = graph.manifests().AtTag(tag);
+  if (back.ok()) {
+    if ((*back)->dataset.version() == version) return Status::OK();
+    return Internal(fmt::format("proposal tag '{}' exists at another __manifest version", tag));
+  }
+  if (created.code() == ErrorCode::kAlreadyExists || back.status().code() == ErrorCode::kNotFound) return created;
+  return created.WithDetail("kind", "manifest_publish_in_doubt");
+}
+
 }  // namespace
 
 Status ReadSetChanged(std::string member, std::string expected, std::string actual) {
@@ -148,23 +204,13 @@ Result<Published> Publish(GraphStore& graph, const Publication& p) {
   next->head = NewHead(p, current.head);
   next->head.manifest_version = current.manifest_version + 1;
   next->manifest_version = next->head.manifest_version;
-  static const std::vector<CommitRecord> kNoRecords;
-  static const std::vector<std::string> kNoSegments;
-  OG_ASSIGN_OR_RETURN(SettledHistory history,
-                      SettleHistory(graph.history(), current, current.head, p.merged ? p.merged->imported : kNoRecords,
-                                    p.merged ? p.merged->imported_segments : kNoSegments));
-  next->settled = std::move(history.settled);
-  next->history_segments = std::move(history.segments);
 
   std::vector<std::string> written;  // this publication's own objects
   table::CommitOptions options;
   options.sync_with = p.sync_with;
-  if (history.new_segment) {
-    std::vector<std::string> segment_keys;
-    OG_RETURN_IF_ERROR(graph.history().Write(*history.new_segment, &segment_keys));
-    written.insert(written.end(), segment_keys.begin(), segment_keys.end());
-    options.sync_with.insert(options.sync_with.end(), segment_keys.begin(), segment_keys.end());
-  }
+  std::shared_ptr<HistorySegment> new_segment;
+  OG_RETURN_IF_ERROR(
+      SettleInto(graph, current, current.head, p.merged, next.get(), &options.sync_with, &written, &new_segment));
   auto encoded = EncodeGraphState(*next);
   if (!encoded.ok()) {
     DeleteUnpublished(graph.store().get(), written);
@@ -186,7 +232,115 @@ Result<Published> Publish(GraphStore& graph, const Publication& p) {
   if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
     DeleteUnpublished(graph.store().get(), written);
   }
-  if (published.ok() && history.new_segment) graph.history().Remember(std::move(history.new_segment));
+  if (published.ok() && new_segment) graph.history().Remember(std::move(new_segment));
+  return published;
+}
+
+Result<Proposed> Propose(GraphStore& graph, const Publication& p, const ProposalForm& form) {
+  OG_RETURN_IF_ERROR(graph.manifests().CheckLive(p.ref));
+  OG_ASSIGN_OR_RETURN(ManifestVersionPtr base, graph.manifests().At(p.ref, p.expected_manifest_version));
+  const GraphState& current = *base->state;
+  if (current.head.id != p.expected_head) {
+    return ReadSetChanged(fmt::format("graph_head:{}", p.ref.branch), p.expected_head, current.head.id);
+  }
+  const GraphState& from = form.base ? *form.base : current;
+  auto next = std::make_shared<GraphState>(from);
+  OG_RETURN_IF_ERROR(ApplyTableEffects(p, next.get()));
+  ProposalRecipe recipe;
+  recipe.target = p.ref;
+  recipe.captured_manifest_version = p.expected_manifest_version;
+  recipe.captured_head = p.expected_head;
+  if (form.unattached) {
+    next->head = UnattachedHead(p, from);
+    recipe.version = 2;
+    recipe.root = form.root.value_or(next->head.id);
+    recipe.parent = from.head.id;
+  } else {
+    // Exactly the commit an ordinary publication on the captured head makes.
+    next->head = NewHead(p, current.head);
+    next->head.manifest_version = current.manifest_version + 1;
+  }
+  recipe.id = next->head.id;
+  next->manifest_version = next->head.manifest_version;
+
+  std::vector<std::string> written;  // this proposal's own objects
+  table::CommitOptions options;
+  options.sync_with = p.sync_with;
+  std::shared_ptr<HistorySegment> new_segment;
+  auto fail = [&](Status failure) {
+    DeleteUnpublished(graph.store().get(), written);
+    return failure;
+  };
+  Status settled = SettleInto(graph, from, from.head, form.unattached ? std::nullopt : p.merged, next.get(),
+                              &options.sync_with, &written, &new_segment);
+  if (!settled.ok()) return fail(settled);
+  auto encoded = EncodeGraphState(*next);
+  if (!encoded.ok()) return fail(encoded.status());
+  table::StageOptions stage;
+  stage.properties[std::string(kUnpublishedCommitProperty)] = EncodeProposalRecipe(recipe);
+  auto staged = table::StageOverwrite(base->dataset, {*encoded}, std::nullopt, stage);
+  if (!staged.ok()) return fail(staged.status());
+  written.insert(written.end(), staged->written_files.begin(), staged->written_files.end());
+  OG_FAILPOINT(failpoint::kProposeBeforeDetached);
+  auto detached = table::CommitDetached(*staged, options);
+  if (!detached.ok()) return fail(detached.status());
+  written.push_back(detached->manifest_path());
+  std::string tag = form.unattached ? UnattachedTagName(*recipe.root, recipe.id) : UnpublishedTagName(recipe.id);
+  Status tagged = CreateTagConfirmed(graph, base->dataset, tag, detached->version(), p.ref.lance_branch());
+  if (!tagged.ok()) {
+    if (tagged.details().count("kind")) return tagged;  // in doubt: leave everything for cleanup
+    return fail(tagged);
+  }
+  OG_FAILPOINT(failpoint::kProposeAfterTag);
+  // Acknowledged only while the target's authority is still the captured one.
+  Status live = graph.manifests().CheckLive(p.ref);
+  auto latest = live.ok() ? graph.manifests().LatestVersion(p.ref, /*confirm_known=*/false) : Result<uint64_t>(live);
+  if (!latest.ok() || *latest != p.expected_manifest_version) {
+    auto removed = base->dataset.DeleteTag(tag);
+    (void)removed;  // an expired proposal's tag is cleanup's otherwise
+    if (!latest.ok()) return latest.status();
+    return ReadSetChanged(fmt::format("graph_head:{}", p.ref.branch), std::to_string(p.expected_manifest_version),
+                          std::to_string(*latest));
+  }
+  if (new_segment) graph.history().Remember(std::move(new_segment));
+  return Proposed{std::move(next), std::move(tag)};
+}
+
+Result<Published> PublishProposed(GraphStore& graph, const NativeRef& target, const std::string& captured_head,
+                                  const GraphState& proposal) {
+  OG_RETURN_IF_ERROR(graph.manifests().CheckLive(target));
+  OG_ASSIGN_OR_RETURN(uint64_t latest, graph.manifests().LatestVersion(target));
+  OG_ASSIGN_OR_RETURN(ManifestVersionPtr base, graph.manifests().At(target, latest));
+  const GraphState& current = *base->state;
+  if (current.head.id != captured_head) {
+    return ReadSetChanged(fmt::format("graph_head:{}", target.branch), captured_head, current.head.id);
+  }
+  const CommitRecord& candidate = proposal.head;
+  std::string nonce = candidate.id.substr(candidate.id.rfind('.') + 1);
+  CommitAddress address = NextCommitAddress(current.head, target.name, nonce);
+  std::string recomputed = MakeCommitId(address.block, address.slot, nonce);
+  if (recomputed != candidate.id) {
+    return Internal(fmt::format("commit id recomputed as '{}', not '{}'", recomputed, candidate.id));
+  }
+  auto next = std::make_shared<GraphState>(proposal);
+  next->branch = current.branch;
+  next->branch_identity = current.branch_identity;
+  next->manifest_version = current.manifest_version + 1;
+  next->head.manifest_version = next->manifest_version;
+
+  Publication p;
+  p.ref = target;
+  p.expected_manifest_version = current.manifest_version;
+  p.expected_head = captured_head;
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr encoded, EncodeGraphState(*next));
+  OG_ASSIGN_OR_RETURN(table::StagedTransaction staged, table::StageOverwrite(base->dataset, {encoded}));
+  table::CommitOptions options;
+  options.write_transaction_file = false;
+  options.write_version_hint = false;
+  Result<Published> published = CommitPublication(graph, p, staged, options, next);
+  if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
+    DeleteUnpublished(graph.store().get(), staged.written_files);
+  }
   return published;
 }
 

@@ -72,6 +72,53 @@ struct Published {
 // caller's detached table versions (`sync_with`) are the caller's to delete.
 Result<Published> Publish(GraphStore& graph, const Publication& publication);
 
+// How a write becomes a proposal rather than a new version of its branch
+// (spec/branches.md BR-11.1, BR-12.1).
+struct ProposalForm {
+  bool unattached = false;
+  // Unattached child: its root's id (nullopt: the snapshot is a root).
+  std::optional<std::string> root;
+  // Unattached child: the parent snapshot's state the effects apply to
+  // (nullptr: the target's captured version M).
+  std::shared_ptr<const GraphState> base;
+};
+
+// A proposal written: its rows (head = the candidate commit) and its tag.
+struct Proposed {
+  std::shared_ptr<const GraphState> state;
+  std::string tag;
+};
+
+// Writes `publication` as a proposal: the complete result rows as a
+// detached version D of the target's `__manifest` whose transaction
+// carries the recipe (proposals.h), then the tag unpublished_<C> (or
+// unattached_<R>_<C>) put-if-absent at D, then re-probes the target's
+// authority. The candidate commit is exactly the one Publish would have
+// made on the captured head (id per BR-4.2), or for an unattached
+// snapshot a commit whose id is the intent nonce, parent the base's head,
+// and manifest version the base's + 1. The branch head does not move.
+// Errors: those of Publish before its CAS (NotFound branch_not_found,
+// ReadSetChanged, Conflict); ReadSetChanged when the target moved before
+// the tag was durable (the tag is removed again); Internal when the tag
+// exists at another version (integrity); IoError (detail
+// kind=manifest_publish_in_doubt when the tag's creation could not be
+// read back).
+Result<Proposed> Propose(GraphStore& graph, const Publication& publication, const ProposalForm& form);
+
+// Publishes the unpublished commit recorded by a proposal: one ordinary
+// `__manifest` version on its target holding the proposal's exact pins,
+// schema and history, and its commit record with the same id, parents,
+// actor and creation time (BR-11.3 step 3). Table effects are not
+// replayed. REQUIRES: `state` is the proposal's rows, `target` its live
+// target, `captured_head` its captured parent.
+// Errors: NotFound (branch_not_found); ReadSetChanged (member
+// graph_head:<b>) when the target's head is not `captured_head` or another
+// commit took the next version; Internal "commit id recomputed as '<x>',
+// not '<C>'" when the id allocated now differs; IoError (outcome as
+// Publish's).
+Result<Published> PublishProposed(GraphStore& graph, const NativeRef& target, const std::string& captured_head,
+                                  const GraphState& state);
+
 // Whether a failed write's publication may still have landed (its error
 // says outcome=indeterminate, or the object store could not confirm a
 // visible name). Only when it cannot may the write delete its unpublished

@@ -43,6 +43,17 @@ class WriteTxn {
   const std::string& intent_nonce() const { return intent_nonce_; }
   int64_t created_at_us() const { return created_at_us_; }
   const std::optional<std::string>& actor_id() const { return actor_id_; }
+  // The target authority publication is conditioned on: the captured
+  // manifest version M and effective head of the branch. They equal the
+  // base's, except for a write staged on another base (OnBase).
+  uint64_t authority_version() const { return authority_version_; }
+  const std::string& authority_head() const { return authority_head_; }
+  // This capture with `base` as the state the write plans and stages
+  // against, keeping the branch authority: an unattached child stages on
+  // its parent snapshot (spec/branches.md BR-12.1; write-path.md
+  // WriteTxn.unattached_base). REQUIRES: `base` has the same schema contract.
+  WriteTxn OnBase(Snapshot base) const;
+
   // Identity of the accepted schema contract (catalog) the write plans against.
   const std::string& schema_ir_hash() const { return base_.state().schema.ir_hash; }
 
@@ -50,6 +61,8 @@ class WriteTxn {
   WriteTxn() = default;
   Snapshot base_;
   NativeRef ref_;
+  uint64_t authority_version_ = 0;
+  std::string authority_head_;
   std::string intent_nonce_;
   int64_t created_at_us_ = 0;
   std::optional<std::string> actor_id_;

@@ -35,6 +35,20 @@ TEST(ErrorJson, ConflictsCarryTheirStructuredDetail) {
   EXPECT_EQ(ErrorJson(table_key).dump(), R"({"error":"taken","code":"conflict"})");
 }
 
+// BR-12.4: publishing an unattached snapshot is a conflict with its refusal.
+TEST(ErrorJson, AnUnattachedSnapshotsRefusalNamesItsReason) {
+  Status refused(ErrorCode::kConflict, "commit 'C' is an unattached snapshot and cannot be published",
+                 {{"commit_refusal", "unattached_cannot_publish"}, {"graph_commit_id", "C"}});
+  EXPECT_EQ(ErrorJson(refused).dump(),
+            R"({"error":"commit 'C' is an unattached snapshot and cannot be published","code":"conflict",)"
+            R"("commit_refusal":{"reason":"unattached_cannot_publish","graph_commit_id":"C"}})");
+  // Other conflicts carry no such object.
+  Status published(ErrorCode::kConflict, "commit 'C' is published and cannot be dropped",
+                   {{"kind", "manifest_conflict"}});
+  EXPECT_EQ(ErrorJson(published).dump(),
+            R"({"error":"commit 'C' is published and cannot be dropped","code":"conflict"})");
+}
+
 TEST(ErrorJson, AResourceLimitHasNumericBounds) {
   Status limit = ResourceLimitExceeded("keyed write entities for node:Person", 8192, 8193);
   EXPECT_EQ(ErrorJson(limit).dump(),

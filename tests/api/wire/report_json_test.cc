@@ -21,9 +21,28 @@ TEST(ReportJson, CommitListsEveryFieldInOrderWithNullsForMainAndAbsentParents) {
   EXPECT_EQ(CommitJson(Commit()).dump(),
             R"({"graph_commit_id":"01J00000000000000000000002","graph_branch":null,"graph_manifest_version":2,)"
             R"("parent_commit_id":"01J00000000000000000000001","merged_parent_commit_id":null,"actor_id":"ann",)"
-            R"("created_at":1700000000000000})");
+            R"("created_at":1700000000000000,"published":true})");
   EXPECT_EQ(CommitListJson({}).dump(), R"({"commits":[]})");
   EXPECT_EQ(CommitListJson({Commit(), Commit()})["commits"].size(), 2u);
+}
+
+TEST(ReportJson, ProposalsSayTheyAreUnpublishedAndUnattachedOnesNameTheirRoot) {
+  EXPECT_EQ(CommitViewJson(exec::CommitView{Commit(), false, std::nullopt}).dump(),
+            R"({"graph_commit_id":"01J00000000000000000000002","graph_branch":null,"graph_manifest_version":2,)"
+            R"("parent_commit_id":"01J00000000000000000000001","merged_parent_commit_id":null,"actor_id":"ann",)"
+            R"("created_at":1700000000000000,"published":false})");
+  Json unattached = CommitViewJson(exec::CommitView{Commit(), false, "01J00000000000000000000009"});
+  EXPECT_EQ(unattached["unattached_root"], "01J00000000000000000000009");
+  EXPECT_EQ(unattached["published"], false);
+  EXPECT_EQ(CommitDropJson("01J00000000000000000000009", {"01J0000000000000000000000A", "01J00000000000000000000009"})
+                .dump(),
+            R"({"graph_commit_id":"01J00000000000000000000009",)"
+            R"("dropped":["01J0000000000000000000000A","01J00000000000000000000009"]})");
+  MutationReport report;
+  report.commit = Commit();
+  report.published = false;
+  report.unattached_root = "01J00000000000000000000002";
+  EXPECT_EQ(MutationReportJson(report, "ann")["commit"]["unattached_root"], "01J00000000000000000000002");
 }
 
 TEST(ReportJson, MutationReceiptHasANullCommitWhenNothingChanged) {
