@@ -34,6 +34,8 @@ Result<std::optional<CommitRecord>> FindOnBranch(GraphStore& graph, std::string_
 
 Result<CommitRecord> FindCommit(GraphStore& graph, std::string_view id, std::string_view first_branch) {
   OG_RETURN_IF_ERROR(ValidateCommitId(id));
+  // No commit has an empty id (and a genesis id's nonce is empty).
+  if (id.empty()) return NotFound("commit '' not found");
   OG_ASSIGN_OR_RETURN(std::optional<CommitRecord> found, FindOnBranch(graph, first_branch, id));
   if (found) return *found;
   OG_ASSIGN_OR_RETURN(std::vector<LiveRef> live, graph.manifests().ListLive());

@@ -144,6 +144,7 @@ TEST_F(HistoryGraphTest, AMissingSegmentIsAHistoryGap) {
   auto by_nonce = (*reopened)->ShowCommit(std::string(NonceOf(buffered.id)));
   ASSERT_TRUE(by_nonce.ok()) << by_nonce.status().ToString();
   EXPECT_EQ(by_nonce->id, buffered.id);
+  EXPECT_EQ((*reopened)->ShowCommit("").status().code(), ErrorCode::kNotFound);
   auto archived = (*reopened)->ShowCommit(genesis);
   EXPECT_EQ(archived.status().code(), ErrorCode::kVersionReclaimed) << archived.status().ToString();
 }
