@@ -18,29 +18,20 @@ namespace {
 using nlohmann::json;
 using testing::CliRun;
 
-class BranchCliTest : public ::testing::Test {
+class BranchCliTest : public testing::CliGraphTest {
  protected:
   void SetUp() override {
     Write("test.pg", testing::FixtureText("test.pg", testing::kFixtureSchema));
     Write("test.jsonl", testing::FixtureText("test.jsonl", testing::kFixtureData));
     Write("q.gq", testing::kBranchQueries);
     Write("m.gq", testing::kFixtureMutations);
-    ASSERT_EQ(Run("init --schema test.pg g").rc, 0);
-    ASSERT_EQ(Run("load g --data test.jsonl --mode merge --quiet").rc, 0);
-  }
-
-  CliRun Run(const std::string& args) { return testing::RunCli(dir_.path(), args); }
-  void Write(const std::string& name, std::string_view text) {
-    std::ofstream(dir_.path() + "/" + name, std::ios::binary) << text;
+    InitGraph("test.pg", "test.jsonl", "merge");
   }
   // `commit list --json` of `branch`.
   json Commits(const std::string& branch = "main") {
     CliRun list = Run("commit list g --branch " + branch + " --json");
     EXPECT_EQ(list.rc, 0) << list.err;
     return json::parse(list.out)["commits"];
-  }
-  std::string Head(const std::string& branch = "main") {
-    return Commits(branch)[0]["graph_commit_id"].get<std::string>();
   }
   // A mutation of m.gq that must succeed.
   void Mutate(const std::string& name, const std::string& params, const std::string& branch = "main") {
@@ -52,8 +43,6 @@ class BranchCliTest : public ::testing::Test {
     EXPECT_EQ(run.rc, 0) << run.err;
     return run.out;
   }
-
-  testing::TempDir dir_;
 };
 
 constexpr std::string_view kFixturePeopleCsv = "p.name,p.age\nAlice,30\nBob,25\nCharlie,35\nDiana,28\n";

@@ -23,27 +23,13 @@ constexpr std::string_view kData = "{\"type\":\"Account\",\"data\":{\"slug\":\"a
 constexpr std::string_view kMutations =
     "query touch($slug: String, $n: I32) {\n  update Account set { touches: $n } where slug = $slug\n}\n";
 
-class MutateIfCommitCliTest : public ::testing::Test {
+class MutateIfCommitCliTest : public testing::CliGraphTest {
  protected:
   void SetUp() override {
     Write("schema.pg", kSchema);
     Write("data.jsonl", kData);
     Write("m.gq", kMutations);
-    ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
-    ASSERT_EQ(Run("load g --data data.jsonl --mode overwrite --quiet").rc, 0);
-  }
-
-  CliRun Run(const std::string& args) { return testing::RunCli(dir_.path(), args); }
-
-  void Write(const std::string& name, std::string_view text) {
-    std::ofstream(dir_.path() + "/" + name, std::ios::binary) << text;
-  }
-
-  // The head commit of main, as `commit list --json` reports it.
-  std::string Head() {
-    CliRun list = Run("commit list g --json");
-    EXPECT_EQ(list.rc, 0) << list.err;
-    return nlohmann::json::parse(list.out)["commits"][0]["graph_commit_id"].get<std::string>();
+    InitGraph("schema.pg", "data.jsonl", "overwrite");
   }
 
   // `mutate touch` setting touches to `n`, conditional on the commit id
@@ -52,8 +38,6 @@ class MutateIfCommitCliTest : public ::testing::Test {
     return Run("mutate touch --store g --query m.gq --params '{\"slug\":\"a\",\"n\":" + std::to_string(n) +
                "}' --if-commit " + id_word + " " + std::string(extra));
   }
-
-  testing::TempDir dir_;
 };
 
 TEST_F(MutateIfCommitCliTest, ALostPreconditionPrintsTheWholeErrorBodyWithJson) {

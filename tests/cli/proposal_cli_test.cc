@@ -26,24 +26,13 @@ constexpr std::string_view kQueries =
     "query add($s: String) {\n  insert Account { slug: $s }\n}\n"
     "query slugs() {\n  match { $a: Account }\n  return { $a.slug }\n  order { $a.slug }\n}\n";
 
-class ProposalCliTest : public ::testing::Test {
+class ProposalCliTest : public testing::CliGraphTest {
  protected:
   void SetUp() override {
     Write("schema.pg", kSchema);
     Write("data.jsonl", kData);
     Write("q.gq", kQueries);
-    ASSERT_EQ(Run("init --schema schema.pg g").rc, 0);
-    ASSERT_EQ(Run("load g --data data.jsonl --mode overwrite --quiet").rc, 0);
-  }
-
-  CliRun Run(const std::string& args) { return testing::RunCli(dir_.path(), args); }
-  void Write(const std::string& name, std::string_view text) {
-    std::ofstream(dir_.path() + "/" + name, std::ios::binary) << text;
-  }
-  std::string Head() {
-    CliRun list = Run("commit list g --json");
-    EXPECT_EQ(list.rc, 0) << list.err;
-    return nlohmann::json::parse(list.out)["commits"][0]["graph_commit_id"].get<std::string>();
+    InitGraph("schema.pg", "data.jsonl", "overwrite");
   }
   // Runs `query` with slug `slug` and --json; the receipt.
   nlohmann::json Mutate(const std::string& query, const std::string& slug) {
@@ -51,8 +40,6 @@ class ProposalCliTest : public ::testing::Test {
     EXPECT_EQ(run.rc, 0) << run.err;
     return nlohmann::json::parse(run.out, nullptr, false);
   }
-
-  testing::TempDir dir_;
 };
 
 TEST_F(ProposalCliTest, AProposalIsListedShownReadAndPublished) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace omnigraph::testing {
 namespace {
 
@@ -30,6 +32,28 @@ CliRun RunCli(const std::string& directory, const std::string& args) {
   run.out = ReadWhole(out);
   run.err = ReadWhole(err);
   return run;
+}
+
+void CliGraphTest::Write(const std::string& name, std::string_view text) {
+  std::ofstream(dir_.path() + "/" + name, std::ios::binary) << text;
+}
+
+void CliGraphTest::InitGraph(const std::string& schema_file, const std::string& data_file, const std::string& mode) {
+  CliRun init = Run("init --schema " + schema_file + " g");
+  ASSERT_EQ(init.rc, 0) << init.err;
+  CliRun load = Run("load g --data " + data_file + " --mode " + mode + " --quiet");
+  ASSERT_EQ(load.rc, 0) << load.err;
+}
+
+std::string CliGraphTest::Head(const std::string& branch) {
+  CliRun list = Run("commit list g --branch " + branch + " --json");
+  EXPECT_EQ(list.rc, 0) << list.err;
+  nlohmann::json commits = nlohmann::json::parse(list.out, nullptr, false);
+  if (!commits.is_object() || !commits["commits"].is_array() || commits["commits"].empty()) {
+    ADD_FAILURE() << "commit list printed no commits: " << list.out;
+    return "";
+  }
+  return commits["commits"][0]["graph_commit_id"].get<std::string>();
 }
 
 }  // namespace omnigraph::testing
