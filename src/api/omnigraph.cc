@@ -213,7 +213,9 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   request.now_ms = NowMillis();  // now() is taken once per mutation request
   OG_ASSIGN_OR_RETURN(exec::MutationOutcome outcome, exec::RunMutation(*graph_, catalogs_, request));
   MutationReport report;
-  report.branch = outcome.branch.empty() ? request.branch : outcome.branch;
+  report.branch = !outcome.branch.empty() ? outcome.branch
+                  : request.branch.empty() ? std::string(graph::kMainBranch)
+                                           : request.branch;
   report.query_name = outcome.query_name;
   report.affected_nodes = outcome.affected_nodes;
   report.affected_edges = outcome.affected_edges;

@@ -184,7 +184,10 @@ class Omnigraph {
                                     std::string_view source_file, const std::string& name,
                                     std::string_view params_json);
 
-  // Runs mutation `name`. `if_commit`: publish only if the branch head is
+  // Runs mutation `name` on `branch`; an empty `branch` is "not given":
+  // main, or for `as unattached branch on "<P>"` P's recorded target (a
+  // given branch other than that target is InvalidArgument, BR-12.1).
+  // `if_commit`: publish only if the branch head is
   // still that commit; otherwise PreconditionFailed (412, no effect, never
   // retried) with the message "precondition failed on branch '<b>':
   // expected head '<if_commit>' but current is <head>" and details branch,

@@ -58,7 +58,8 @@ class UnattachedTest : public ::testing::Test {
     EXPECT_TRUE(report.ok()) << report.status().ToString();
     return report.ok() ? *report : MutationReport{};
   }
-  Result<MutationReport> Child(const std::string& parent, const std::string& name, const std::string& branch = "main",
+  // `branch` empty: none given (the child lands on its parent's target).
+  Result<MutationReport> Child(const std::string& parent, const std::string& name, const std::string& branch = "",
                                const std::optional<std::string>& if_commit = std::nullopt) {
     return graph_->Mutate(ChildQuery(parent), "c.gq", "child", fmt::format(R"({{"n":"{}"}})", name), branch,
                           if_commit);
@@ -205,6 +206,21 @@ TEST_F(UnattachedTest, AChildRefusesAPreconditionAndAnotherBranchAndNeedsALivePa
   EXPECT_EQ(elsewhere.status().message(),
             fmt::format("unattached snapshot '{}' belongs to branch 'main', not 'feature'", r));
 
+  // A tree rooted on feature: a child with no branch given lands there; a
+  // child that names main explicitly is refused like any other branch.
+  MutationReport feature_root = Root("yuri", "feature");
+  const std::string f = feature_root.commit->id;
+  auto unnamed = Child(f, "zed", "");
+  ASSERT_TRUE(unnamed.ok()) << unnamed.status().ToString();
+  EXPECT_EQ(unnamed->branch, "feature");
+  ASSERT_TRUE(unnamed->commit.has_value());
+  EXPECT_EQ(unnamed->commit->graph_branch, "feature");
+  auto on_main = Child(f, "zoe", "main");
+  ASSERT_FALSE(on_main.ok());
+  EXPECT_EQ(on_main.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(on_main.status().message(),
+            fmt::format("unattached snapshot '{}' belongs to branch 'feature', not 'main'", f));
+
   auto unknown = Child("01ARZ3NDEKTSV4RRFFQ69G5FAV", "u");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), ErrorCode::kNotFound);
@@ -220,12 +236,15 @@ TEST_F(UnattachedTest, ARootOnABranchBelongsToThatBranchAndANoOpCreatesNothing) 
   MutationReport root = Root("fern", "feature");
   ASSERT_TRUE(root.commit.has_value());
   EXPECT_EQ(root.commit->graph_branch, "feature");
-  // A child may name main (the default) or its own branch.
+  // A child names no branch (it lands on its parent's target) or that one.
   auto child = Child(root.commit->id, "gus");
   ASSERT_TRUE(child.ok()) << child.status().ToString();
   EXPECT_EQ(child->branch, "feature");
   EXPECT_EQ(child->commit->graph_branch, "feature");
-  EXPECT_EQ(graph_->ListUnpublished("feature")->size(), 2u);
+  auto named = Child(root.commit->id, "hal", "feature");
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->branch, "feature");
+  EXPECT_EQ(graph_->ListUnpublished("feature")->size(), 3u);
   EXPECT_EQ(graph_->ListUnpublished("main")->size(), 0u);
   EXPECT_EQ(Export(ReadTarget{"feature", std::nullopt}), before_);
 

@@ -11,6 +11,7 @@
 #include "cli/input.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
+#include "graph/branches.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -34,8 +35,16 @@ int RunMutate(Context& context, const MutateOptions& options) {
   if (Status st = SetWriteActor(**graph, flags); !st.ok()) return context.Fail(st);
   std::optional<std::string> if_commit;
   if (!options.if_commit.empty()) if_commit = options.if_commit;
+  // No --branch is "not given" (main, or an unattached parent's target);
+  // a given but empty one is a bad name, not that.
+  const bool branch_given = options.source.branch_option->count() > 0;
+  if (branch_given) {
+    if (Status st = graph::CheckPublicBranchName(graph::TrimBranchName(options.source.branch), "mutate"); !st.ok()) {
+      return context.Fail(st);
+    }
+  }
   auto report = (*graph)->Mutate(request->source, request->source_file, request->name, *params,
-                                 options.source.branch, if_commit);
+                                 branch_given ? options.source.branch : std::string(), if_commit);
   // A lost --if-commit exits 4 with its error body (Context::Fail).
   if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);

@@ -51,7 +51,7 @@ Result<MutationOutcome> RunMutation(graph::GraphStore& graph, CatalogCache& cata
   if (r.if_commit) OG_RETURN_IF_ERROR(graph::ValidateCommitId(*r.if_commit));
   MutationOutcome outcome;
   // An unattached child writes on its parent's recorded target.
-  std::string branch = r.branch;
+  std::string branch = r.branch.empty() ? std::string(graph::kMainBranch) : r.branch;
   if (r.source.find("unattached") != std::string_view::npos) {
     // Compile errors are reported by the attempt, against its capture.
     OG_ASSIGN_OR_RETURN(graph::Snapshot main, graph.Latest());
@@ -65,7 +65,7 @@ Result<MutationOutcome> RunMutation(graph::GraphStore& graph, CatalogCache& cata
       }
       OG_ASSIGN_OR_RETURN(graph::Proposal parent, UnattachedParent(graph, on));
       const std::string& target = parent.recipe.target.branch;
-      if (r.branch != target && r.branch != graph::kMainBranch) {
+      if (!r.branch.empty() && r.branch != target) {
         return InvalidArgument(fmt::format("unattached snapshot '{}' belongs to branch '{}', not '{}'", on, target,
                                            r.branch));
       }

@@ -19,7 +19,7 @@ struct MutationRequest {
   std::string_view source_file;  // names the source in errors
   std::string name;              // the mutation (the only query when empty)
   std::string_view params_json;  // a JSON object
-  std::string branch = "main";
+  std::string branch = "main";  // empty: not given (main, or an unattached parent's target)
   // BR-8: publish only while the branch's effective head is exactly this id.
   std::optional<std::string> if_commit;
   std::optional<std::string> actor_id;
