@@ -93,7 +93,9 @@ inline std::vector<std::string> PeopleWith(std::vector<std::string> rows, std::s
   return rows;
 }
 
-class BranchFixture : public ::testing::Test {
+// ChangesFixture's graph and helpers, initialised from the shared fixture
+// files when they exist.
+class BranchFixture : public ChangesFixture {
  protected:
   void SetUp() override {
     auto g = api::Omnigraph::Init(uri(), FixtureText("test.pg", kFixtureSchema), "test.pg");
@@ -109,20 +111,6 @@ class BranchFixture : public ::testing::Test {
     genesis_ = commits->back();
   }
 
-  std::string uri() const { return dir_.path() + "/g"; }
-  api::Omnigraph& db() { return *graph_; }
-
-  // A mutation of support/changes_fixture.h's kFixtureMutations that must
-  // publish a commit.
-  graph::CommitRecord Mutate(const std::string& name, const std::string& params, const std::string& branch = "main") {
-    auto report = graph_->Mutate(kFixtureMutations, "mutations.gq", name, params, branch);
-    EXPECT_TRUE(report.ok()) << report.status().ToString();
-    if (!report.ok() || !report->commit) {
-      ADD_FAILURE() << name << " published no commit";
-      return {};
-    }
-    return *report->commit;
-  }
   graph::CommitRecord InsertPerson(const std::string& name, int age, const std::string& branch = "main") {
     return Mutate("insert_person", R"({"name":")" + name + R"(","age":)" + std::to_string(age) + "}", branch);
   }
@@ -159,11 +147,6 @@ class BranchFixture : public ::testing::Test {
     return Read("get_person", R"({"name":")" + name + R"("})", {branch});
   }
 
-  std::string Head(const std::string& branch = "main") {
-    auto info = graph_->Snapshot(branch);
-    EXPECT_TRUE(info.ok()) << info.status().ToString();
-    return info.ok() ? info->head_commit_id : "";
-  }
   uint64_t ManifestVersion(const std::string& branch = "main") {
     auto info = graph_->Snapshot(branch);
     EXPECT_TRUE(info.ok()) << info.status().ToString();
@@ -196,11 +179,6 @@ class BranchFixture : public ::testing::Test {
   BranchState StateOf(const std::string& branch = "main") {
     return BranchState{Head(branch), ManifestVersion(branch), ExportOf(branch), IdsOf(Commits(branch))};
   }
-
-  TempDir dir_;
-  std::unique_ptr<api::Omnigraph> graph_;
-  graph::CommitRecord load_commit_;
-  graph::CommitRecord genesis_;
 };
 
 }  // namespace omnigraph::testing
