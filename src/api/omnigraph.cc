@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "compiler/catalog.h"
+#include "exec/schema_binding.h"
 #include "compiler/params.h"
 #include "compiler/source.h"
 #include "compiler/typecheck.h"
@@ -160,6 +161,18 @@ Result<std::string> Omnigraph::SchemaSource() {
   return snapshot.state().schema.source;
 }
 
+Result<exec::SchemaChangeResult> Omnigraph::PlanSchema(std::string_view source, std::string_view source_file,
+                                                       bool allow_data_loss) {
+  return exec::PlanSchema(*graph_, catalogs_,
+                          {std::string(source), std::string(source_file), allow_data_loss, actor_});
+}
+
+Result<exec::SchemaChangeResult> Omnigraph::ApplySchema(std::string_view source, std::string_view source_file,
+                                                        bool allow_data_loss) {
+  return exec::ApplySchema(*graph_, catalogs_,
+                           {std::string(source), std::string(source_file), allow_data_loss, actor_});
+}
+
 Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_name, LoadMode mode,
                                    const std::string& branch, const exec::LoadProgress& progress,
                                    const std::optional<std::string>& create_from) {
@@ -265,7 +278,8 @@ Result<exec::QueryResult> Omnigraph::QuerySnapshot(const graph::Snapshot& snapsh
   }
   OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json));
   std::map<std::string, Scalar> values = ParamScalars(params);
-  exec::QueryContext context{&snapshot, catalog.get(), &values};
+  OG_ASSIGN_OR_RETURN(graph::Snapshot bound, exec::BindToCatalog(snapshot, *catalog));
+  exec::QueryContext context{&bound, catalog.get(), &values};
   OG_ASSIGN_OR_RETURN(exec::QueryResult result, exec::ExecuteRead(query, context));
   result.query_name = query.name;
   result.branch = snapshot.branch();
@@ -291,7 +305,11 @@ Result<exec::QueryResult> Omnigraph::QueryAt(const std::string& branch, uint64_t
 
 Result<std::string> Omnigraph::Export(const ReadTarget& target, const std::vector<std::string>& types) {
   OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, Resolve(target));
-  return exec::ExportGraph(snapshot, types);
+  // A past snapshot exports under the current accepted schema (BR-7).
+  OG_ASSIGN_OR_RETURN(graph::Snapshot current, graph_->Latest());
+  OG_ASSIGN_OR_RETURN(auto catalog, catalogs_.CatalogFor(current.state()));
+  OG_ASSIGN_OR_RETURN(graph::Snapshot bound, exec::BindToCatalog(snapshot, *catalog));
+  return exec::ExportGraph(bound, types);
 }
 
 SnapshotInfo DescribeSnapshot(const graph::Snapshot& snapshot) {

@@ -23,6 +23,7 @@
 #include "exec/loader.h"
 #include "exec/proposal_control.h"
 #include "exec/result_format.h"
+#include "exec/writers/schema_apply.h"
 #include "graph/graph_store.h"
 
 namespace omnigraph::compiler {
@@ -157,6 +158,17 @@ class Omnigraph {
   // The accepted schema (compiled from main's schema contract).
   Result<std::shared_ptr<const compiler::Catalog>> Catalog();
   Result<std::string> SchemaSource();
+
+  // `schema plan` (spec/surface.md §1.9, §5.2): the steps from main's
+  // accepted schema to `source` (a .pg text named `source_file` in errors);
+  // changes nothing. Errors: those of exec::PlanSchema.
+  Result<exec::SchemaChangeResult> PlanSchema(std::string_view source, std::string_view source_file,
+                                              bool allow_data_loss);
+  // `schema apply`: plans and applies on main, metadata only, as one main
+  // commit recording this handle's actor. Errors: those of exec::ApplySchema
+  // (unsupported steps, live non-main branches, a moved head).
+  Result<exec::SchemaChangeResult> ApplySchema(std::string_view source, std::string_view source_file,
+                                               bool allow_data_loss);
 
   // Strict NDJSON load (spec/surface.md §4): validates everything, then one
   // atomic commit on `branch`. `file_name` names the input in errors

@@ -152,6 +152,8 @@ struct EdgeType {
   std::string TableKey() const { return "edge:" + name; }
 };
 
+struct AcceptedIdentity;  // catalog_identity.cc
+
 class Catalog {
  public:
   Catalog() = default;
@@ -189,8 +191,30 @@ class Catalog {
   Schema NodeTableSchema(const NodeType& node) const;
   Schema EdgeTableSchema(const EdgeType& edge) const;
 
+  // Schema evolution identity (surface.md §1.9, engine.md §1.2;
+  // catalog_identity.cc). A desired schema compiled fresh numbers its ids
+  // from 1; before it is compared with or replaces the accepted schema it
+  // must carry the accepted identities:
+  //
+  // Gives every type and property of this catalog the id of the accepted
+  // declaration of the same kind and name, or, when its own name is not
+  // accepted, of the accepted declaration its @rename_from names (unless a
+  // declaration of that name also exists here: then the old one is kept,
+  // not renamed). Everything else is new and continues the accepted
+  // sequence (`accepted.next_identity_id()`), in the fresh allocation order.
+  // A dropped and re-added property therefore never shares an id.
+  void InheritIdentity(const Catalog& accepted);
+  // Restores the ids recorded in `ir_json` (a ToIrJson of an evolved
+  // catalog) on a compile of the same source, by exact name.
+  // Errors: CorruptData when the IR does not parse or names a different set
+  // of types or properties.
+  Status AdoptIrIdentity(std::string_view ir_json);
+
  private:
   friend class CatalogBuilder;
+  // Assigns ids from `accepted`: by name, and through @rename_from when
+  // `follow_renames` (otherwise every name must be accepted).
+  Status AssignIdentity(const AcceptedIdentity& accepted, bool follow_renames);
   std::vector<InterfaceType> interfaces_;
   std::vector<NodeType> nodes_;
   std::vector<EdgeType> edges_;

@@ -14,6 +14,11 @@ Result<std::shared_ptr<const compiler::Catalog>> CatalogCache::CatalogFor(const 
     return CorruptData(fmt::format("the graph's accepted schema no longer compiles: {}", compiled.status().message()));
   }
   if (compiled->IrHash() != state.schema.ir_hash) {
+    // An evolved schema: its ids are the accepted ones its IR records, not
+    // the fresh numbering of its source (Catalog::AdoptIrIdentity).
+    if (Status adopted = compiled->AdoptIrIdentity(state.schema.ir); !adopted.ok()) return adopted;
+  }
+  if (compiled->IrHash() != state.schema.ir_hash) {
     return CorruptData(fmt::format("the graph's schema contract hash {} does not match its source (hash {})",
                                    state.schema.ir_hash, compiled->IrHash()));
   }

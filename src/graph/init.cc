@@ -67,6 +67,25 @@ bool ClaimOwnerIsGone(ObjectStore* store, const std::string& key) {
   return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
+// Creates `spec`'s table at version 1 of its identity's location and
+// returns its registration pinned there.
+Result<TableEntry> CreateTable(GraphStore& graph, const TableSpec& spec, const TableIdentity& identity) {
+  TableEntry entry;
+  entry.identity = identity;
+  entry.table_key = spec.table_key;
+  entry.location = TableLocation(spec.table_key, entry.identity);
+  std::string uuid = Uuid::Random().ToString();
+  OG_ASSIGN_OR_RETURN(table::Dataset created,
+                      table::Dataset::Create(graph.store(), graph.Key(entry.location), spec.schema, {}, uuid));
+  entry.pin.published_version = 1;
+  entry.pin.last_linear_version = created.version();
+  entry.pin.transaction_uuid = uuid;
+  entry.pin.row_count = 0;
+  entry.pin.manifest_path = created.manifest_path().substr(graph.root().empty() ? 0 : graph.root().size() + 1);
+  entry.pin.manifest_size = created.manifest_size();
+  return entry;
+}
+
 // Init after the claim: every table at version 1, then __manifest v1.
 // `table_roots` receives each table's root as its creation starts.
 Result<std::shared_ptr<GraphStore>> CreateClaimed(std::shared_ptr<GraphStore> graph, SchemaContract contract,
@@ -78,20 +97,9 @@ Result<std::shared_ptr<GraphStore>> CreateClaimed(std::shared_ptr<GraphStore> gr
   GraphState state;
   state.schema = std::move(contract);
   for (const TableSpec& spec : tables) {
-    TableEntry entry;
-    entry.identity = TableIdentity{spec.stable_id, NonZeroRandom()};
-    entry.table_key = spec.table_key;
-    entry.location = TableLocation(spec.table_key, entry.identity);
-    std::string uuid = Uuid::Random().ToString();
-    table_roots->push_back(graph->Key(entry.location));
-    OG_ASSIGN_OR_RETURN(table::Dataset created,
-                        table::Dataset::Create(store, graph->Key(entry.location), spec.schema, {}, uuid));
-    entry.pin.published_version = 1;
-    entry.pin.last_linear_version = created.version();
-    entry.pin.transaction_uuid = uuid;
-    entry.pin.row_count = 0;
-    entry.pin.manifest_path = created.manifest_path().substr(root.empty() ? 0 : root.size() + 1);
-    entry.pin.manifest_size = created.manifest_size();
+    TableIdentity identity{spec.stable_id, NonZeroRandom()};
+    table_roots->push_back(graph->Key(TableLocation(spec.table_key, identity)));
+    OG_ASSIGN_OR_RETURN(TableEntry entry, CreateTable(*graph, spec, identity));
     state.tables.emplace(entry.table_key, std::move(entry));
   }
   state.head.id = Ulid::New().ToString();
@@ -120,6 +128,15 @@ Result<std::shared_ptr<GraphStore>> CreateClaimed(std::shared_ptr<GraphStore> gr
 }
 
 }  // namespace
+
+Result<TableEntry> CreateAddedTable(GraphStore& graph, const TableSpec& spec, const TableIdentity& identity) {
+  const std::string location = graph.Key(TableLocation(spec.table_key, identity));
+  // Nothing references an unregistered identity-derived path: whatever an
+  // earlier attempt left there (a retry after a crash or a lost CAS) is
+  // replaced, never adopted.
+  OG_RETURN_IF_ERROR(graph.store()->DeletePrefix(location));
+  return CreateTable(graph, spec, identity);
+}
 
 Result<std::shared_ptr<GraphStore>> InitGraph(ObjectStorePtr store, std::string root, SchemaContract contract,
                                               const std::vector<TableSpec>& tables) {

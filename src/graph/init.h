@@ -20,6 +20,16 @@ struct TableSpec {
   Schema schema;          // physical columns (field ids assigned by Create)
 };
 
+// Creates the table of a type schema apply adds, at version 1 of the
+// location its identity derives (engine.md §1.2; write-path.md "an added
+// type uses its identity-derived path, which a retry derives again"), and
+// returns its registration pinned there. Whatever an earlier attempt that
+// never published left at that path is replaced, never adopted.
+// REQUIRES: `identity` is registered on no branch (the caller derived it
+// for a type the accepted schema lacks) and the caller holds main's writers
+// lock. Errors: IoError.
+Result<TableEntry> CreateAddedTable(GraphStore& graph, const TableSpec& spec, const TableIdentity& identity);
+
 // Creates a graph at `root`. A claim whose owner died (an init killed or
 // crashed before publishing) is taken over; a failed init releases its
 // claim and removes the tables it created.

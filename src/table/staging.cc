@@ -466,7 +466,8 @@ Result<StagedTransaction> StageAddColumns(const Dataset& base, const std::vector
 }
 
 Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::string, std::string>& renames,
-                                       const std::vector<std::string>& drops, const StageOptions& options) {
+                                       const std::vector<std::string>& drops, const StageOptions& options,
+                                       const std::vector<std::string>& column_order) {
   const Schema& old = *base.schema();
   std::set<std::string> drop_set(drops.begin(), drops.end());
   for (const std::string& name : drop_set) {
@@ -492,6 +493,19 @@ Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::
     schema.mutable_fields().push_back(std::move(kept));
   }
   if (schema.num_fields() == 0) return InvalidArgument("cannot drop every column");
+  if (!column_order.empty()) {
+    std::vector<Field> ordered;
+    for (const std::string& name : column_order) {
+      const Field* f = schema.FindField(name);
+      if (f == nullptr) return InvalidArgument(fmt::format("column order names unknown column '{}'", name));
+      ordered.push_back(*f);
+    }
+    if (ordered.size() != static_cast<size_t>(schema.num_fields()) ||
+        std::set<std::string>(column_order.begin(), column_order.end()).size() != ordered.size()) {
+      return InvalidArgument("column order must list every remaining column once");
+    }
+    schema.mutable_fields() = std::move(ordered);
+  }
   UnpublishedObjects none(base.store().get());
   return Finish(base, options, lance::ProjectOperation{schema}, schema, none);
 }

@@ -97,11 +97,15 @@ Result<StagedTransaction> StageAddColumns(const Dataset& base, const std::vector
                                           const StageOptions& options = {});
 
 // Renames (`renames`: old name -> new name) and drops top-level columns
-// (metadata only; data files keep the bytes until a rewrite).
-// Errors: InvalidArgument for unknown names, collisions, or dropping the
-// primary key or every column.
+// (metadata only; data files keep the bytes until a rewrite). `column_order`,
+// when not empty, lists every remaining column (by its new name) in the
+// order the new schema gives them.
+// Errors: InvalidArgument for unknown names, collisions, dropping the
+// primary key or every column, or an order that is not a permutation of
+// the remaining columns.
 Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::string, std::string>& renames,
-                                       const std::vector<std::string>& drops, const StageOptions& options = {});
+                                       const std::vector<std::string>& drops, const StageOptions& options = {},
+                                       const std::vector<std::string>& column_order = {});
 
 // Compacts the given fragments (empty = every fragment) into new ones,
 // dropping deleted rows and columns no longer in the schema.

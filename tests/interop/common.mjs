@@ -2,6 +2,8 @@
 // and turn Arrow rows into the canonical JSON that lance-tool prints.
 import * as lancedb from "@lancedb/lancedb";
 import { createRequire } from "node:module";
+import fs from "node:fs";
+import path from "node:path";
 
 // lancedb is CommonJS: load apache-arrow the same way so Arrow objects from
 // lancedb and ours share one module instance (instanceof, IPC writers).
@@ -144,4 +146,39 @@ export async function createTable(db, name, schema, rows) {
 // Appends `rows`, bypassing the schema sanitizer.
 export async function appendRows(table, schema, rows) {
   await table.inner.add(ipcBuffer(schema, rows), "append", undefined);
+}
+
+// Opens, with real Lance, the table a `__manifest` table row `t` pins, from
+// a copy at `lanceDir/<name>.lance` of the graph's table directory: a
+// detached pin (decimal text above 2^53, which lancedb's numeric checkout
+// cannot carry) is reached through a tag holding the exact version, a
+// linear one by its version number. Returns { rows, schema fields, label of
+// the version }.
+export async function readPinnedTable(db, lanceDir, graphDir, t, name) {
+  const pinText = /"staged_version":"(\d+)"/.exec(t.metadata)?.[1];
+  const metadata = JSON.parse(t.metadata);
+  const tableDir = path.join(lanceDir, `${name}.lance`);
+  fs.cpSync(path.join(graphDir, t.location), tableDir, { recursive: true });
+  const tableBranch = t.table_branch ?? null;
+  let ref;
+  if (pinText !== undefined) {
+    fs.mkdirSync(path.join(tableDir, "_refs", "tags"), { recursive: true });
+    const now = new Date().toISOString();
+    fs.writeFileSync(path.join(tableDir, "_refs", "tags", "pin.json"),
+      `{"branch":${JSON.stringify(tableBranch)},"version":${pinText},"createdAt":"${now}","updatedAt":"${now}",` +
+      `"manifestSize":${metadata.manifest_size},"metadata":{}}`);
+    ref = { tag: "pin" };
+  } else if (tableBranch !== null) {
+    ref = { branch: tableBranch, version: metadata.last_linear_version };
+  } else {
+    ref = { version: metadata.last_linear_version };
+  }
+  const table = await openRef(db, name, ref);
+  const data = await table.toArrow();
+  return {
+    rows: tableRows(data),
+    columns: data.schema.fields.map((f) => f.name),
+    version: pinText ? "detached version " + pinText : "version " + metadata.last_linear_version,
+    ref,
+  };
 }

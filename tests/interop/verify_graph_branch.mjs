@@ -17,7 +17,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { connect, firstDifference, openRef, tableRows } from "./common.mjs";
+import { connect, firstDifference, openRef, readPinnedTable, tableRows } from "./common.mjs";
 
 const [dir, cli] = process.argv.slice(2);
 fs.rmSync(dir, { recursive: true, force: true });
@@ -149,35 +149,12 @@ for (const branch of ["main", "feature", "review"]) {
     const label = `${branch} ${t.table_key}`;
     const want = expected[branch][t.table_key];
     if (!want) continue;
-    // metadata is JSON text; the detached version is decimal text (> 2^53).
-    const pinText = /"staged_version":"(\d+)"/.exec(t.metadata)?.[1];
-    const metadata = JSON.parse(t.metadata);
     (pins[branch] ??= {})[t.table_key] = t.metadata;
-    const name = `t${copies++}`;
-    const tableDir = path.join(lanceDir, `${name}.lance`);
-    fs.cpSync(path.join(graph, t.location), tableDir, { recursive: true });
-    // A pin on a Lance branch of the table (table_branch) is read there;
-    // this layout pins every table on the table's main line today.
-    const tableBranch = t.table_branch ?? null;
-    let ref;
-    if (pinText !== undefined) {
-      fs.mkdirSync(path.join(tableDir, "_refs", "tags"), { recursive: true });
-      const now = new Date().toISOString();
-      fs.writeFileSync(path.join(tableDir, "_refs", "tags", "pin.json"),
-        `{"branch":${JSON.stringify(tableBranch)},"version":${pinText},"createdAt":"${now}","updatedAt":"${now}",` +
-        `"manifestSize":${metadata.manifest_size},"metadata":{}}`);
-      ref = { tag: "pin" };
-    } else if (tableBranch !== null) {
-      ref = { branch: tableBranch, version: metadata.last_linear_version };
-    } else {
-      ref = { version: metadata.last_linear_version };
-    }
-    let lanceRows;
+    let lanceRows, version;
     try {
-      const table = await openRef(db, name, ref);
-      lanceRows = tableRows(await table.toArrow());
+      ({ rows: lanceRows, version } = await readPinnedTable(db, lanceDir, graph, t, `t${copies++}`));
     } catch (e) {
-      fail(`${label}: Lance could not read the pinned version ${JSON.stringify(ref)} (${pinText ?? "linear"}): ${e.message}`);
+      fail(`${label}: Lance could not read the pinned version: ${e.message}`);
       continue;
     }
     if (String(lanceRows.length) !== String(t.row_count)) {
@@ -195,7 +172,7 @@ for (const branch of ["main", "feature", "review"]) {
     const engineColumns = engine.length ? Object.keys(engine[0]) : ["id"];
     const whole = firstDifference(project(engine, engineColumns), project(lanceRows, engineColumns), "rows");
     if (whole) fail(`${label}: Lance and the engine's export disagree: ${whole}`);
-    else console.log(`ok ${label}: Lance read ${lanceRows.length} rows at ${pinText ? "detached version " + pinText : "version " + metadata.last_linear_version}, identical`);
+    else console.log(`ok ${label}: Lance read ${lanceRows.length} rows at ${version}, identical`);
   }
 }
 // A fork copies no table: review pins exactly what feature pins.

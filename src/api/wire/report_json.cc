@@ -95,6 +95,55 @@ Json SnapshotJson(const SnapshotInfo& info) {
 
 Json SchemaSourceJson(std::string_view source) { return Json{{"schema_source", std::string(source)}}; }
 
+Json SchemaStepJson(const compiler::SchemaStep& step) {
+  Json j;
+  j["kind"] = step.kind;
+  if (step.kind == "unsupported_change") {
+    j["entity"] = step.entity.value_or("");
+    j["reason"] = step.reason.value_or("");
+    if (step.code) j["code"] = *step.code;
+    if (step.tier) j["tier"] = *step.tier;
+    return j;
+  }
+  j["type_kind"] = step.type_kind;
+  j["type_name"] = step.type_name;
+  if (step.from) j["from"] = *step.from;
+  if (step.property) j["property_name"] = *step.property;
+  if (step.mode) j["mode"] = *step.mode;
+  if (step.columns) j["columns"] = *step.columns;
+  return j;
+}
+
+namespace {
+
+Json SchemaStepsJson(const compiler::SchemaPlan& plan) {
+  Json steps = Json::array();
+  for (const compiler::SchemaStep& step : plan.steps) steps.push_back(SchemaStepJson(step));
+  return steps;
+}
+
+}  // namespace
+
+Json SchemaPlanJson(std::string_view uri, const exec::SchemaChangeResult& result) {
+  Json j;
+  j["uri"] = std::string(uri);
+  j["supported"] = result.plan.supported;
+  j["step_count"] = result.plan.steps.size();
+  j["steps"] = SchemaStepsJson(result.plan);
+  return j;
+}
+
+Json SchemaApplyJson(std::string_view uri, const exec::SchemaChangeResult& result) {
+  Json j;
+  j["uri"] = std::string(uri);
+  j["supported"] = result.plan.supported;
+  j["applied"] = result.applied;
+  j["step_count"] = result.plan.steps.size();
+  j["graph_manifest_version"] = result.manifest_version;
+  j["steps"] = SchemaStepsJson(result.plan);
+  return j;
+}
+
 Json BranchCreateJson(const BranchCreateReport& report) {
   Json j;
   j["uri"] = report.uri;

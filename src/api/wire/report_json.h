@@ -61,6 +61,16 @@ Json SnapshotJson(const SnapshotInfo& info);
 // The `schema show` output: {schema_source}.
 Json SchemaSourceJson(std::string_view source);
 
+// One schema plan step (surface.md §1.9): {kind, ...} with the members the
+// step kind has (type_kind, type_name, from, property, mode, columns; for
+// unsupported_change: entity, reason, code, tier).
+Json SchemaStepJson(const compiler::SchemaStep& step);
+// `schema plan --json`: {uri, supported, step_count, steps}.
+Json SchemaPlanJson(std::string_view uri, const exec::SchemaChangeResult& result);
+// `schema apply --json`: {uri, supported, applied, step_count,
+// graph_manifest_version, steps}.
+Json SchemaApplyJson(std::string_view uri, const exec::SchemaChangeResult& result);
+
 // BranchCreateOutput {uri, from, name, actor_id} (BR-3.1).
 Json BranchCreateJson(const BranchCreateReport& report);
 // {branches: [names…]} (BR-3.2).

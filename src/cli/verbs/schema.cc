@@ -1,10 +1,13 @@
-// `schema show [URI]` (alias `get`; surface §5.2): the accepted `.pg`
-// source. schema plan / apply will join it here.
+// `schema show [URI]` (alias `get`), `schema plan` and `schema apply`
+// (surface §1.9, §5.2).
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "api/wire/report_json.h"
+#include "cli/input.h"
 #include "cli/verbs/verbs.h"
 
 namespace omnigraph::cli {
@@ -29,6 +32,53 @@ int RunSchemaShow(Context& context, const SchemaShowOptions& options) {
   return kExitOk;
 }
 
+struct SchemaChangeOptions {
+  std::string uri;              // positional graph URI
+  std::string schema;           // --schema: the desired .pg
+  bool allow_data_loss = false;  // --allow-data-loss
+};
+
+// `schema plan` (apply = false) and `schema apply` (apply = true).
+int RunSchemaChange(Context& context, const SchemaChangeOptions& options, bool apply) {
+  const char* verb = apply ? "schema apply" : "schema plan";
+  if (Status st = PrepareVerb(&context.flags, verb, {.actor = apply}); !st.ok()) return context.Fail(st);
+  auto source = ReadFile(options.schema);
+  if (!source.ok()) return context.Fail(source.status());
+  auto graph = OpenGraph(options.uri, context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  if (apply) {
+    if (Status st = SetWriteActor(**graph, context.flags); !st.ok()) return context.Fail(st);
+  }
+  auto result = apply ? (*graph)->ApplySchema(*source, options.schema, options.allow_data_loss)
+                      : (*graph)->PlanSchema(*source, options.schema, options.allow_data_loss);
+  if (!result.ok()) return context.Fail(result.status());
+  if (result->commit) context.published = fmt::format("commit '{}'", result->commit->id);
+  const std::string& uri = GivenUri(options.uri, context.flags);
+  if (context.flags.json) {
+    auto json = apply ? api::wire::SchemaApplyJson(uri, *result) : api::wire::SchemaPlanJson(uri, *result);
+    std::cout << json.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("{} for {}\n", verb, uri);
+  std::cout << "supported: " << (result->plan.supported ? "yes" : "no") << "\n";
+  if (apply) {
+    std::cout << "applied: " << (result->applied ? "yes" : "no") << "\n";
+    std::cout << "graph_manifest_version: " << result->manifest_version << "\n";
+  }
+  if (result->plan.steps.empty()) std::cout << "no schema changes\n";
+  for (const compiler::SchemaStep& step : result->plan.steps) std::cout << "- " << step.Describe() << "\n";
+  return kExitOk;
+}
+
+void AddSchemaChange(CLI::App* schema, Context& context, const char* name, const char* help, bool apply) {
+  auto options = std::make_shared<SchemaChangeOptions>();
+  CLI::App* verb = schema->add_subcommand(name, help);
+  verb->add_option("uri", options->uri, "graph directory");
+  verb->add_option("--schema", options->schema, "desired schema file (.pg)")->required();
+  verb->add_flag("--allow-data-loss", options->allow_data_loss, "allow dropping populated types and properties");
+  verb->callback([&context, options, apply] { context.exit_code = RunSchemaChange(context, *options, apply); });
+}
+
 }  // namespace
 
 void RegisterSchema(CLI::App& app, Context& context) {
@@ -38,6 +88,8 @@ void RegisterSchema(CLI::App& app, Context& context) {
   show->alias("get");
   show->add_option("uri", show_options->uri, "graph directory");
   show->callback([&context, show_options] { context.exit_code = RunSchemaShow(context, *show_options); });
+  AddSchemaChange(schema, context, "plan", "plan a schema change (changes nothing)", false);
+  AddSchemaChange(schema, context, "apply", "apply a schema change (metadata only)", true);
   schema->require_subcommand(1);
 }
 

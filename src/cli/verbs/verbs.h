@@ -37,7 +37,7 @@ void RegisterQuery(CLI::App& app, Context& context);     // query: run a read qu
 void RegisterMutate(CLI::App& app, Context& context);    // mutate: run a mutation
 void RegisterExport(CLI::App& app, Context& context);    // export: NDJSON export
 void RegisterSnapshot(CLI::App& app, Context& context);  // snapshot: datasets a branch reads
-void RegisterSchema(CLI::App& app, Context& context);    // schema show
+void RegisterSchema(CLI::App& app, Context& context);    // schema show / plan / apply
 void RegisterLint(CLI::App& app, Context& context);      // lint: check queries against a schema
 void RegisterBranch(CLI::App& app, Context& context);    // branch create / list / delete / merge
 void RegisterCommit(CLI::App& app, Context& context);    // commit list / show / changes

@@ -118,6 +118,8 @@ Status CommitEffects(GraphStore& graph, const WriteTxn& txn, std::vector<Effect>
       publication->registrations.push_back(e->entry);
     } else if (auto* e = std::get_if<RetireTable>(&effect)) {
       publication->retirements.push_back(*e);
+    } else if (auto* e = std::get_if<RenameTable>(&effect)) {
+      publication->renames.push_back(*e);
     } else if (auto* e = std::get_if<ReplaceContract>(&effect)) {
       publication->schema = e->contract;
     } else if (auto* e = std::get_if<MergedParent>(&effect)) {

@@ -65,6 +65,15 @@ struct RetireTable {
   TableIdentity identity;
 };
 
+// A table identity's alias changes (a renamed type, schema apply): the
+// registration moves from `from_key` to `to_key` after any pin update of
+// `from_key` in the same write; its location (identity-derived) stays.
+struct RenameTable {
+  std::string from_key;
+  std::string to_key;
+  TableIdentity identity;
+};
+
 // The accepted schema contract is replaced (schema apply).
 struct ReplaceContract {
   SchemaContract contract;
@@ -79,7 +88,7 @@ struct MergedParent {
   std::vector<std::string> imported_segments;
 };
 
-using Effect = std::variant<StagedOnPin, ChainTip, PointerSwitch, RegisterTable, RetireTable, ReplaceContract,
-                            MergedParent>;
+using Effect = std::variant<StagedOnPin, ChainTip, PointerSwitch, RegisterTable, RetireTable, RenameTable,
+                            ReplaceContract, MergedParent>;
 
 }  // namespace omnigraph::graph

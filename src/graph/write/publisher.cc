@@ -17,17 +17,9 @@ namespace omnigraph::graph {
 namespace {
 
 // Applies the table effects of `p` to `next` (a copy of the captured
-// state), checking each against the captured registration.
+// state), checking each against the captured registration: pin updates,
+// retirements, renames, then registrations.
 Status ApplyTableEffects(const Publication& p, GraphState* next) {
-  for (const TableEntry& entry : p.registrations) {
-    if (next->tables.count(entry.table_key)) {
-      return Status(ErrorCode::kConflict,
-                    fmt::format("cannot register table '{}': the name is taken on branch '{}'", entry.table_key,
-                                p.ref.branch),
-                    {{"kind", "manifest_conflict"}});
-    }
-    next->tables.emplace(entry.table_key, entry);
-  }
   for (const TableUpdate& update : p.updates) {
     auto it = next->tables.find(update.table_key);
     std::string member = fmt::format("dataset_binding:{}", update.identity.ObjectId());
@@ -53,6 +45,32 @@ Status ApplyTableEffects(const Publication& p, GraphState* next) {
                             it == next->tables.end() ? "absent" : it->second.identity.ObjectId());
     }
     next->tables.erase(it);
+  }
+  for (const RenameTable& rename : p.renames) {
+    auto it = next->tables.find(rename.from_key);
+    if (it == next->tables.end() || !(it->second.identity == rename.identity)) {
+      return ReadSetChanged(fmt::format("dataset_binding:{}", rename.identity.ObjectId()), rename.from_key,
+                            it == next->tables.end() ? "absent" : it->second.identity.ObjectId());
+    }
+    TableEntry entry = std::move(it->second);
+    next->tables.erase(it);
+    entry.table_key = rename.to_key;
+    if (!next->tables.emplace(rename.to_key, std::move(entry)).second) {
+      return Status(ErrorCode::kConflict,
+                    fmt::format("cannot rename table '{}' to '{}': the name is taken on branch '{}'", rename.from_key,
+                                rename.to_key, p.ref.branch),
+                    {{"kind", "manifest_conflict"}});
+    }
+  }
+  // Last, so a new type may take a name a retirement or rename freed.
+  for (const TableEntry& entry : p.registrations) {
+    if (next->tables.count(entry.table_key)) {
+      return Status(ErrorCode::kConflict,
+                    fmt::format("cannot register table '{}': the name is taken on branch '{}'", entry.table_key,
+                                p.ref.branch),
+                    {{"kind", "manifest_conflict"}});
+    }
+    next->tables.emplace(entry.table_key, entry);
   }
   if (p.schema) next->schema = *p.schema;
   return Status::OK();

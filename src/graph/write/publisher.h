@@ -42,6 +42,7 @@ struct Publication {
   std::vector<TableUpdate> updates;
   std::vector<TableEntry> registrations;
   std::vector<RetireTable> retirements;
+  std::vector<RenameTable> renames;  // applied after updates and retirements
   std::optional<SchemaContract> schema;  // replacement contract, if any
   std::string intent_nonce;              // ULID minted with the write intent
   std::optional<std::string> actor_id;
