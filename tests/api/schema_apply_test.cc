@@ -50,8 +50,7 @@ query people() {
     order { $p.name }
 }
 query older($n: I32) {
-    match { $p: Person }
-    filter { $p.years > $n }
+    match { $p: Person  $p.years > $n }
     return { $p.name }
     order { $p.name }
 }
@@ -103,12 +102,13 @@ TEST_F(SchemaApplyTest, PlanListsRenameAndAddAndChangesNothing) {
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
   EXPECT_TRUE(plan->plan.supported);
   EXPECT_FALSE(plan->applied);
-  EXPECT_EQ(StepKinds(plan->plan), (std::vector<std::string>{"rename_property rename property Person.age -> years",
-                                                              "add_property add property Person.email"}));
+  // Steps follow the desired declarations (properties in lexical order).
+  EXPECT_EQ(StepKinds(plan->plan), (std::vector<std::string>{"add_property add property Person.email",
+                                                              "rename_property rename property Person.age -> years"}));
   EXPECT_EQ(wire::SchemaPlanJson("g", *plan).dump(),
             R"({"uri":"g","supported":true,"step_count":2,"steps":[)"
-            R"({"kind":"rename_property","type_kind":"node","type_name":"Person","from":"age","property_name":"years"},)"
-            R"({"kind":"add_property","type_kind":"node","type_name":"Person","property_name":"email"}]})");
+            R"({"kind":"add_property","type_kind":"node","type_name":"Person","property_name":"email"},)"
+            R"({"kind":"rename_property","type_kind":"node","type_name":"Person","from":"age","property_name":"years"}]})");
   EXPECT_EQ(Head(), head);
 }
 

@@ -28,8 +28,8 @@ namespace {
 // The evolved schema: Habit -> Routine, Organization.website -> url, no
 // Person.phone, a new Person.nickname, new Reminder and RemindsAbout types.
 std::string Evolve(std::string schema) {
-  schema = std::regex_replace(schema, std::regex(R"(\bnode Habit \{)"), "node Routine @rename_from(\"Habit\") {");
   schema = std::regex_replace(schema, std::regex(R"(\bHabit\b)"), "Routine");
+  schema = std::regex_replace(schema, std::regex(R"(\bnode Routine \{)"), "node Routine @rename_from(\"Habit\") {");
   schema = std::regex_replace(schema, std::regex(R"(\bwebsite: String\?)"), "url: String? @rename_from(\"website\")");
   schema = std::regex_replace(schema, std::regex(R"(\n    phone: String\?)"), "\n    nickname: String?");
   return schema + "\nnode Reminder {\n    slug: String @key\n    text: String?\n}\nedge RemindsAbout: Reminder -> Person\n";

@@ -102,6 +102,13 @@ constexpr CrashCell kCells[] = {
     {fp::kGraphAfterCas,              {Write::kPublish},    0,   kCommitted,   "after_cas"},
     {fp::kCommitPublishBeforeUntag,   {Write::kPublish},    0,   kCommitted,   "before_untag"},
     {fp::kCommitDropAfterUntag,       {Write::kDrop},       0,   kCommitted,   "after_untag"},
+    // Schema apply: the evolved Person table chains three metadata-only
+    // detached commits (Project, Merge, reorder), then one publication.
+    {fp::kGraphAfterStaging,          {Write::kSchemaApply}, 0,  kUnchanged,   "after_staging"},
+    {fp::kGraphAfterDetachedCommit,   {Write::kSchemaApply}, 0,  kUnchanged,   "after_first_chain_link"},
+    {fp::kGraphAfterDetachedCommit,   {Write::kSchemaApply}, 2,  kUnchanged,   "after_last_chain_link"},
+    {fp::kGraphBeforeCas,             {Write::kSchemaApply}, 0,  kUnchanged,   "before_cas"},
+    {fp::kGraphAfterCas,              {Write::kSchemaApply}, 0,  kCommitted,   "after_cas"},
 };
 
 bool Covers(std::span<const CrashCell> cells, std::string_view failpoint) {
@@ -125,6 +132,7 @@ std::string_view WriteName(Write write) {
     case Write::kPropose: return "propose";
     case Write::kPublish: return "publish";
     case Write::kDrop: return "drop";
+    case Write::kSchemaApply: return "schema_apply";
   }
   return "unknown";
 }
@@ -137,7 +145,7 @@ std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, W
                                    Write::kDelete,       Write::kTag,          Write::kBranch,
                                    Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                    Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                   Write::kDrop};
+                                   Write::kDrop,         Write::kSchemaApply};
   std::vector<CrashCase> cases;
   for (std::string_view failpoint : declared) {
     for (const CrashCell& cell : cells) {

@@ -45,11 +45,15 @@ enum class Write : uint8_t {
   kPropose,
   kPublish,
   kDrop,
+  // Schema apply (schema_apply_crash_test.cc): a chain of metadata-only
+  // detached commits on an evolved table, an added type's version 1, one
+  // publication with the new contract.
+  kSchemaApply,
 };
 
 // "load", "insert", "update", "delete", "tag", "branch", "branch_create",
 // "branch_delete", "fast_forward_merge", "three_way_merge", "propose",
-// "publish", "drop".
+// "publish", "drop", "schema_apply".
 std::string_view WriteName(Write write);
 
 // A set of writes, for a cell that each of them reaches at the same hit.
@@ -75,7 +79,7 @@ inline constexpr Writes kEveryWrite{Write::kLoad,         Write::kInsert,       
                                     Write::kDelete,       Write::kTag,          Write::kBranch,
                                     Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                     Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                    Write::kDrop};
+                                    Write::kDrop,         Write::kSchemaApply};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.
