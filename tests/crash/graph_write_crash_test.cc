@@ -93,6 +93,7 @@ GraphWrite WriteOf(Write write) {
     case Write::kPropose:
     case Write::kPublish:
     case Write::kDrop:
+    case Write::kOptimize:
       break;
   }
   ADD_FAILURE() << WriteName(write) << " is not a graph write";
