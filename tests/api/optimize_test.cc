@@ -149,9 +149,9 @@ TEST_F(OptimizeTest, CompactsEveryTableInOneCommitAndKeepsEverything) {
   EXPECT_EQ(Rows("links"), links);
   EXPECT_EQ(*graph_->Export("main", {}), exported);
   EXPECT_EQ(Counts(), counts);
-  EXPECT_NE(exported.find(R"("name":"p0","age":0,"nick":"","doc":"base64:")"), std::string::npos) << exported;
-  EXPECT_NE(exported.find(R"("name":"p1","age":1,"nick":null,"doc":"base64:aGk=")"), std::string::npos) << exported;
-  EXPECT_NE(exported.find(R"("name":"p3","age":3,"nick":null,"doc":null)"), std::string::npos) << exported;
+  EXPECT_NE(exported.find(R"("data":{"id":"p0","age":0,"doc":"base64:","name":"p0","nick":""})"), std::string::npos) << exported;
+  EXPECT_NE(exported.find(R"("data":{"id":"p1","age":1,"doc":"base64:aGk=","name":"p1","nick":null})"), std::string::npos) << exported;
+  EXPECT_NE(exported.find(R"("data":{"id":"p3","age":3,"doc":null,"name":"p3","nick":null})"), std::string::npos) << exported;
   EXPECT_EQ(exported.find("\"p2\""), std::string::npos);  // the deleted row stays deleted
   // A physical-only commit changes no entity.
   auto changes = graph_->CommitChanges(result->commit->id);

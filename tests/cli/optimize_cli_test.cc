@@ -12,7 +12,7 @@
 namespace omnigraph::cli {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 using testing::CliRun;
 
 constexpr std::string_view kSchema = R"(node Person {
@@ -111,8 +111,8 @@ TEST_F(OptimizeCliTest, BadInputChangesNothing) {
   CliRun repair_missing = Run("repair nope");
   EXPECT_EQ(repair_missing.rc, 1);
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/nope"));
-  // Usage: a positional URI and --store together.
-  CliRun both = Run("optimize g --store g");
+  // Usage: a positional URI and another --store.
+  CliRun both = Run("optimize g --store other");
   EXPECT_EQ(both.rc, 2);
 }
 
