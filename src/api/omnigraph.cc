@@ -401,6 +401,16 @@ Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, cons
   return report;
 }
 
+// ---- Maintenance (engine.md §8)
+
+Result<exec::OptimizeResult> Omnigraph::Optimize() {
+  exec::OptimizeOptions options;
+  options.actor_id = actor_;
+  return exec::RunOptimize(*graph_, options);
+}
+
+Result<std::vector<exec::TableDrift>> Omnigraph::Repair() { return exec::ClassifyDrift(*graph_); }
+
 // ---- Diffs and the change feed (BR-10)
 
 Result<exec::CommitChangesPage> Omnigraph::CommitChanges(const std::string& id,

@@ -22,7 +22,9 @@
 #include "exec/changes/snapshot_diff.h"
 #include "exec/loader.h"
 #include "exec/proposal_control.h"
+#include "exec/repair.h"
 #include "exec/result_format.h"
+#include "exec/writers/optimize.h"
 #include "exec/writers/schema_apply.h"
 #include "graph/graph_store.h"
 
@@ -271,6 +273,18 @@ class Omnigraph {
   // for never fails the merge: its refusal is reported in the report).
   Result<BranchMergeReport> BranchMerge(const std::string& source, const std::string& target = "main",
                                         const BranchMergeOptions& options = {});
+
+  // ---- Maintenance (spec/engine.md §8; surface.md §5.2).
+
+  // §8.1: compacts every table of main (exec::RunOptimize) and publishes
+  // at most one main commit, recorded with this handle's actor; the report
+  // lists every table by key. Errors: those of exec::RunOptimize
+  // (ReadSetChanged when another writer published on main meanwhile:
+  // nothing was published, run again).
+  Result<exec::OptimizeResult> Optimize();
+  // §8.3: the read-only drift classification of main's tables
+  // (exec::ClassifyDrift); never writes. Errors: those of ClassifyDrift.
+  Result<std::vector<exec::TableDrift>> Repair();
 
   // ---- Diffs and the change feed (spec/branches.md BR-10; wire forms in
   // api/wire/changes_json.h).

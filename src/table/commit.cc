@@ -90,17 +90,39 @@ struct ApplyVisitor {
     m->schema = op.schema;
     return Status::OK();
   }
+  // Each group's new fragments take the place of its first old fragment
+  // (in the base's order), as Lance places them, so a rewrite of contiguous
+  // fragments keeps the scan order of every row.
   Status operator()(const lance::RewriteOperation& op) const {
-    std::set<uint64_t> removed;
-    for (const lance::RewriteGroup& g : op.groups) {
-      for (const lance::Fragment& f : g.old_fragments) removed.insert(f.id);
+    std::map<uint64_t, size_t> group_of;
+    std::vector<std::vector<lance::Fragment>> fresh;
+    for (size_t g = 0; g < op.groups.size(); ++g) {
+      for (const lance::Fragment& f : op.groups[g].old_fragments) {
+        if (!group_of.emplace(f.id, g).second) {
+          return InvalidArgument(fmt::format("Rewrite names fragment {} twice", f.id));
+        }
+      }
+      fresh.push_back(op.groups[g].new_fragments);
+      AssignFragmentIds(m, &fresh.back());
     }
-    OG_RETURN_IF_ERROR(ReplaceFragments(m, {}, removed, "Rewrite"));
-    for (const lance::RewriteGroup& g : op.groups) {
-      std::vector<lance::Fragment> fragments = g.new_fragments;
-      AssignFragmentIds(m, &fragments);
-      m->fragments.insert(m->fragments.end(), fragments.begin(), fragments.end());
+    std::vector<bool> placed(op.groups.size(), false);
+    size_t matched = 0;
+    std::vector<lance::Fragment> out;
+    out.reserve(m->fragments.size());
+    for (lance::Fragment& f : m->fragments) {
+      auto it = group_of.find(f.id);
+      if (it == group_of.end()) {
+        out.push_back(std::move(f));
+        continue;
+      }
+      ++matched;
+      if (!placed[it->second]) {
+        placed[it->second] = true;
+        out.insert(out.end(), fresh[it->second].begin(), fresh[it->second].end());
+      }
     }
+    if (matched != group_of.size()) return InvalidArgument("Rewrite names fragments that are not in the base version");
+    m->fragments = std::move(out);
     return Status::OK();
   }
   Status operator()(const lance::CloneOperation&) const {

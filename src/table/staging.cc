@@ -512,30 +512,54 @@ Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::
 
 Result<StagedTransaction> StageRewrite(const Dataset& base, const std::vector<uint64_t>& fragment_ids,
                                        const StageOptions& options) {
-  lance::RewriteGroup group;
-  for (const lance::Fragment& f : base.manifest().fragments) {
-    if (fragment_ids.empty() || std::find(fragment_ids.begin(), fragment_ids.end(), f.id) != fragment_ids.end()) {
-      group.old_fragments.push_back(f);
-    }
+  std::vector<uint64_t> ids = fragment_ids;
+  if (ids.empty()) {
+    for (const lance::Fragment& f : base.manifest().fragments) ids.push_back(f.id);
   }
-  if (group.old_fragments.size() != (fragment_ids.empty() ? base.manifest().fragments.size() : fragment_ids.size())) {
-    return NotFound(fmt::format("rewrite of '{}' names fragments that are not in version {}", base.root(), base.version()));
-  }
-  ScanOptions scan;
-  for (const lance::Fragment& f : group.old_fragments) scan.fragment_ids.push_back(f.id);
-  if (scan.fragment_ids.empty()) return InvalidArgument(fmt::format("'{}' has no fragments to rewrite", base.root()));
-  OG_ASSIGN_OR_RETURN(auto scanner, base.Scan(scan));
-  SchemaPtr schema = base.schema();
-  BatchSource next = [&]() -> Result<RecordBatchPtr> {
-    OG_ASSIGN_OR_RETURN(RecordBatchPtr batch, scanner->Next());
-    if (!batch) return batch;
-    return Conform(batch, schema);
-  };
-  UnpublishedObjects written(base.store().get());
-  OG_ASSIGN_OR_RETURN(group.new_fragments, WriteFragmentsFrom(base.store().get(), base.branch_root(), schema, next,
-                                                              options.max_rows_per_file, options.file_options, written.keys()));
+  if (ids.empty()) return InvalidArgument(fmt::format("'{}' has no fragments to rewrite", base.root()));
+  return StageRewriteGroups(base, {ids}, options);
+}
+
+Result<StagedTransaction> StageRewriteGroups(const Dataset& base, const std::vector<std::vector<uint64_t>>& groups,
+                                             const StageOptions& options) {
+  if (groups.empty()) return InvalidArgument(fmt::format("rewrite of '{}' names no fragment group", base.root()));
+  std::set<uint64_t> seen;
   lance::RewriteOperation op;
-  op.groups.push_back(std::move(group));
+  SchemaPtr schema = base.schema();
+  UnpublishedObjects written(base.store().get());
+  for (const std::vector<uint64_t>& ids : groups) {
+    if (ids.empty()) return InvalidArgument(fmt::format("rewrite of '{}' names an empty fragment group", base.root()));
+    lance::RewriteGroup group;
+    for (uint64_t id : ids) {
+      if (!seen.insert(id).second) {
+        return InvalidArgument(fmt::format("rewrite of '{}' names fragment {} twice", base.root(), id));
+      }
+    }
+    // In the base's order: the scan reads them so, and the new fragments
+    // replace the first of them (commit.cc).
+    for (const lance::Fragment& f : base.manifest().fragments) {
+      if (std::find(ids.begin(), ids.end(), f.id) != ids.end()) group.old_fragments.push_back(f);
+    }
+    if (group.old_fragments.size() != ids.size()) {
+      return NotFound(fmt::format("rewrite of '{}' names fragments that are not in version {}", base.root(),
+                                  base.version()));
+    }
+    // The scan reads the current schema only: a dropped column's values
+    // stay behind, and a column a fragment lacks (added by a metadata-only
+    // Merge) reads, and is written, as nulls.
+    ScanOptions scan;
+    for (const lance::Fragment& f : group.old_fragments) scan.fragment_ids.push_back(f.id);
+    OG_ASSIGN_OR_RETURN(auto scanner, base.Scan(scan));
+    BatchSource next = [&]() -> Result<RecordBatchPtr> {
+      OG_ASSIGN_OR_RETURN(RecordBatchPtr batch, scanner->Next());
+      if (!batch) return batch;
+      return Conform(batch, schema);
+    };
+    OG_ASSIGN_OR_RETURN(group.new_fragments,
+                        WriteFragmentsFrom(base.store().get(), base.branch_root(), schema, next,
+                                           options.max_rows_per_file, options.file_options, written.keys()));
+    op.groups.push_back(std::move(group));
+  }
   return Finish(base, options, std::move(op), *schema, written);
 }
 

@@ -108,9 +108,23 @@ Result<StagedTransaction> StageProject(const Dataset& base, const std::map<std::
                                        const std::vector<std::string>& column_order = {});
 
 // Compacts the given fragments (empty = every fragment) into new ones,
-// dropping deleted rows and columns no longer in the schema.
-// Errors: NotFound for an unknown fragment id.
+// dropping deleted rows and columns no longer in the schema: one Rewrite
+// group (StageRewriteGroups). Errors: NotFound for an unknown fragment id,
+// InvalidArgument when the dataset has no fragment.
 Result<StagedTransaction> StageRewrite(const Dataset& base, const std::vector<uint64_t>& fragment_ids = {},
                                        const StageOptions& options = {});
+
+// Compacts each group of fragments into new fragments of at most
+// options.max_rows_per_file rows (one Rewrite group each; the optimize
+// compaction, spec/engine.md §8.1). The new files hold the live rows of the
+// current schema only: deleted rows and the values of dropped columns stay
+// behind, and a column a fragment lacks (added by a metadata-only Merge) is
+// written as nulls. The commit gives the new fragments ids above the
+// base's high-water mark and puts each group's in place of its first old
+// fragment, so rewriting contiguous fragments keeps the scan order.
+// Errors: InvalidArgument (no group, an empty group, a fragment named
+// twice), NotFound (a fragment id not in the base), IoError.
+Result<StagedTransaction> StageRewriteGroups(const Dataset& base, const std::vector<std::vector<uint64_t>>& groups,
+                                             const StageOptions& options = {});
 
 }  // namespace omnigraph::table

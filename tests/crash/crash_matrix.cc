@@ -109,6 +109,15 @@ constexpr CrashCell kCells[] = {
     {fp::kGraphAfterDetachedCommit,   {Write::kSchemaApply}, 2,  kUnchanged,   "after_last_chain_link"},
     {fp::kGraphBeforeCas,             {Write::kSchemaApply}, 0,  kUnchanged,   "before_cas"},
     {fp::kGraphAfterCas,              {Write::kSchemaApply}, 0,  kCommitted,   "after_cas"},
+    // optimize stages a Rewrite per productive table (data files only),
+    // commits each detached and publishes once; it has no step of its own
+    // between the door's.
+    {fp::kStageAfterDataFiles,        {Write::kOptimize},   0,   kUnchanged,   "after_first_table_data_files"},
+    {fp::kGraphAfterStaging,          {Write::kOptimize},   0,   kUnchanged,   "after_staging"},
+    {fp::kGraphAfterDetachedCommit,   {Write::kOptimize},   0,   kUnchanged,   "after_first_detached_commit"},
+    {fp::kGraphAfterDetachedCommit,   {Write::kOptimize},   2,   kUnchanged,   "after_third_detached_commit"},
+    {fp::kGraphBeforeCas,             {Write::kOptimize},   0,   kUnchanged,   "before_cas"},
+    {fp::kGraphAfterCas,              {Write::kOptimize},   0,   kCommitted,   "after_cas"},
 };
 
 bool Covers(std::span<const CrashCell> cells, std::string_view failpoint) {
@@ -133,6 +142,7 @@ std::string_view WriteName(Write write) {
     case Write::kPublish: return "publish";
     case Write::kDrop: return "drop";
     case Write::kSchemaApply: return "schema_apply";
+    case Write::kOptimize: return "optimize";
   }
   return "unknown";
 }
@@ -145,7 +155,7 @@ std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, W
                                    Write::kDelete,       Write::kTag,          Write::kBranch,
                                    Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                    Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                   Write::kDrop,         Write::kSchemaApply};
+                                   Write::kDrop,         Write::kSchemaApply, Write::kOptimize};
   std::vector<CrashCase> cases;
   for (std::string_view failpoint : declared) {
     for (const CrashCell& cell : cells) {

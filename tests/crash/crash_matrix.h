@@ -49,11 +49,14 @@ enum class Write : uint8_t {
   // detached commits on an evolved table, an added type's version 1, one
   // publication with the new contract.
   kSchemaApply,
+  // optimize (optimize_crash_test.cc): a rewrite of each of three tables,
+  // three detached commits, one publication.
+  kOptimize,
 };
 
 // "load", "insert", "update", "delete", "tag", "branch", "branch_create",
 // "branch_delete", "fast_forward_merge", "three_way_merge", "propose",
-// "publish", "drop", "schema_apply".
+// "publish", "drop", "schema_apply", "optimize".
 std::string_view WriteName(Write write);
 
 // A set of writes, for a cell that each of them reaches at the same hit.
@@ -79,7 +82,7 @@ inline constexpr Writes kEveryWrite{Write::kLoad,         Write::kInsert,       
                                     Write::kDelete,       Write::kTag,          Write::kBranch,
                                     Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                     Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                    Write::kDrop,         Write::kSchemaApply};
+                                    Write::kDrop,         Write::kSchemaApply, Write::kOptimize};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.

@@ -94,6 +94,7 @@ GraphWrite WriteOf(Write write) {
     case Write::kPublish:
     case Write::kDrop:
     case Write::kSchemaApply:
+    case Write::kOptimize:
       break;
   }
   ADD_FAILURE() << WriteName(write) << " is not a graph write";

@@ -175,4 +175,36 @@ Json BranchMergeJson(const BranchMergeReport& report) {
   return j;
 }
 
+Json OptimizeJson(std::string_view uri, const exec::OptimizeResult& result) {
+  Json datasets = Json::array();
+  for (const exec::OptimizeTableStats& t : result.tables) {
+    Json pending = Json::array();
+    for (const exec::PendingIndex& p : t.pending_indexes) pending.push_back({{"property", p.property}, {"reason", p.reason}});
+    Json j;
+    j["type_key"] = t.type_key;
+    j["fragments_removed"] = t.fragments_removed;
+    j["fragments_added"] = t.fragments_added;
+    j["committed"] = t.committed;
+    j["skipped"] = t.skipped.has_value();
+    j["published_dataset_version"] = t.published_dataset_version;
+    j["lance_head_version"] = t.lance_head_version;
+    j["pending_indexes"] = pending;
+    datasets.push_back(std::move(j));
+  }
+  return Json{{"uri", std::string(uri)}, {"datasets", datasets}};
+}
+
+Json RepairJson(std::string_view uri, const std::vector<exec::TableDrift>& tables) {
+  Json datasets = Json::array();
+  for (const exec::TableDrift& t : tables) {
+    Json j;
+    j["type_key"] = t.type_key;
+    j["classification"] = std::string(exec::DriftClassName(t.classification));
+    j["last_linear_version"] = t.last_linear_version;
+    j["lance_head_version"] = t.lance_head_version;
+    datasets.push_back(std::move(j));
+  }
+  return Json{{"uri", std::string(uri)}, {"datasets", datasets}};
+}
+
 }  // namespace omnigraph::api::wire

@@ -82,4 +82,16 @@ Json BranchDeleteJson(std::string_view uri, std::string_view name, const std::op
 // already_up_to_date).
 Json BranchMergeJson(const BranchMergeReport& report);
 
+// The `optimize` output (surface.md §5.2): {uri, datasets: [{type_key,
+// fragments_removed, fragments_added, committed, skipped,
+// published_dataset_version, lance_head_version, pending_indexes:
+// [{property, reason}]}]}; skipped is a boolean (the reason is only
+// printed by the human form).
+Json OptimizeJson(std::string_view uri, const exec::OptimizeResult& result);
+
+// The `repair` output (engine.md §8.3): {uri, datasets: [{type_key,
+// classification, last_linear_version, lance_head_version}]};
+// classification is no_drift | foreign_drift.
+Json RepairJson(std::string_view uri, const std::vector<exec::TableDrift>& tables);
+
 }  // namespace omnigraph::api::wire

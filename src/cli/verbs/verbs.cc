@@ -14,6 +14,8 @@ void RegisterVerbs(CLI::App& app, Context& context) {
   RegisterBranch(app, context);
   RegisterCommit(app, context);
   RegisterChanges(app, context);
+  RegisterOptimize(app, context);
+  RegisterRepair(app, context);
   RegisterVersion(app, context);
 }
 

@@ -44,6 +44,8 @@ void RegisterCommit(CLI::App& app, Context& context);    // commit list / show /
 void RegisterChanges(CLI::App& app, Context& context);   // changes poll / baseline
 // `commit changes`, registered by RegisterCommit (verbs/changes.cc).
 void RegisterCommitChanges(CLI::App* commit, Context& context);
+void RegisterOptimize(CLI::App& app, Context& context);  // optimize: compact main's tables
+void RegisterRepair(CLI::App& app, Context& context);    // repair: report foreign drift
 void RegisterVersion(CLI::App& app, Context& context);   // version
 
 }  // namespace omnigraph::cli

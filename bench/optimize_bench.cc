@@ -1,0 +1,110 @@
+// Insert latency as history grows, with optimize (spec/engine.md §8.1;
+// design/architecture.md: one-node insert p50 flat as history grows to
+// 10,000 commits, with optimize). A harness printing percentiles; figures
+// and the command live in docs/benchmarks.md, "Optimize".
+//
+//   ./build/bench/optimize_bench [--inserts N] [--every K]
+//
+// N one-row insert mutations (default 10,000), each its own commit, with
+// optimize after every K of them (default 1,000; 0 = never). Prints the
+// p50/p90/p99 insert latency of each block of K inserts, each optimize's
+// time, and the Person table's fragment count. Scratch data goes to
+// ./bench-scratch/optimize (override the parent with OMNIGRAPH_BENCH_DIR),
+// on the repository's file system so fsyncs are real.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "api/omnigraph.h"
+
+namespace omnigraph::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kSchema = R"(node Person { name: String @key  age: I32? }
+)";
+
+constexpr std::string_view kInsert = R"(
+query add_person($name: String, $age: I32) { insert Person { name: $name, age: $age } }
+)";
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Percentile(std::vector<double> samples, double p) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  size_t index = std::min(samples.size() - 1, static_cast<size_t>(p * static_cast<double>(samples.size())));
+  return samples[index];
+}
+
+size_t PersonFragments(api::Omnigraph& g) {
+  auto latest = g.store().Latest();
+  if (!latest.ok()) return 0;
+  const graph::TableEntry* entry = latest->FindTable("node:Person");
+  auto ds = latest->OpenDataset(*entry);
+  return ds.ok() ? ds->manifest().fragments.size() : 0;
+}
+
+int Run(int inserts, int every) {
+  const char* parent = std::getenv("OMNIGRAPH_BENCH_DIR");
+  std::filesystem::path dir = std::filesystem::absolute(parent && *parent ? parent : "bench-scratch") / "optimize";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto g = api::Omnigraph::Init((dir / "g").string(), kSchema);
+  if (!g.ok()) {
+    fmt::print(stderr, "init: {}\n", g.status().ToString());
+    return 1;
+  }
+  const int block = every > 0 ? every : 1000;
+  std::vector<double> samples;
+  fmt::print("inserts {} optimize every {}\n", inserts, every);
+  fmt::print("{:>12} {:>8} {:>8} {:>8} {:>12} {:>10}\n", "block", "p50 ms", "p90 ms", "p99 ms", "optimize ms",
+             "fragments");
+  for (int i = 0; i < inserts; ++i) {
+    std::string params = fmt::format(R"({{"name":"p{}","age":{}}})", i, i % 100);
+    auto start = Clock::now();
+    auto done = (*g)->Mutate(kInsert, "insert.gq", "add_person", params);
+    samples.push_back(Ms(Clock::now() - start));
+    if (!done.ok()) {
+      fmt::print(stderr, "insert {}: {}\n", i, done.status().ToString());
+      return 1;
+    }
+    if ((i + 1) % block != 0) continue;
+    double optimize_ms = 0;
+    if (every > 0) {
+      auto opt_start = Clock::now();
+      auto optimized = (*g)->Optimize();
+      optimize_ms = Ms(Clock::now() - opt_start);
+      if (!optimized.ok()) {
+        fmt::print(stderr, "optimize: {}\n", optimized.status().ToString());
+        return 1;
+      }
+    }
+    fmt::print("{:>5}-{:<6} {:8.2f} {:8.2f} {:8.2f} {:12.1f} {:10}\n", i + 1 - block, i + 1,
+               Percentile(samples, 0.5), Percentile(samples, 0.9), Percentile(samples, 0.99), optimize_ms,
+               PersonFragments(**g));
+    std::fflush(stdout);
+    samples.clear();
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace omnigraph::bench
+
+int main(int argc, char** argv) {
+  int inserts = 10'000;
+  int every = 1'000;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--inserts") inserts = std::atoi(argv[i + 1]);
+    else if (flag == "--every") every = std::atoi(argv[i + 1]);
+  }
+  return omnigraph::bench::Run(inserts, every);
+}
