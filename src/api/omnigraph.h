@@ -24,6 +24,7 @@
 #include "exec/proposal_control.h"
 #include "exec/result_format.h"
 #include "graph/graph_store.h"
+#include "graph/maintenance/collector.h"
 
 namespace omnigraph::compiler {
 class Catalog;
@@ -259,6 +260,14 @@ class Omnigraph {
   // for never fails the merge: its refusal is reported in the report).
   Result<BranchMergeReport> BranchMerge(const std::string& source, const std::string& target = "main",
                                         const BranchMergeOptions& options = {});
+
+  // engine.md §8.2, surface.md §5.2 `cleanup`: runs the tracing collector
+  // (graph/maintenance/collector.h) under `policy`; without
+  // policy.confirm it only plans and reports (a preview). Reads of what it
+  // reclaimed then answer VersionReclaimed (BR-7) or ChangeFeedGap.
+  // Errors: those of graph::RunCleanup (InvalidArgument without a policy,
+  // Conflict kind cleanup_view_changed, storage errors).
+  Result<graph::CleanupReport> Cleanup(const graph::CleanupPolicy& policy);
 
   // ---- Diffs and the change feed (spec/branches.md BR-10; wire forms in
   // api/wire/changes_json.h).

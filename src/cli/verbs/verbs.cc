@@ -14,6 +14,7 @@ void RegisterVerbs(CLI::App& app, Context& context) {
   RegisterBranch(app, context);
   RegisterCommit(app, context);
   RegisterChanges(app, context);
+  RegisterCleanup(app, context);
   RegisterVersion(app, context);
 }
 

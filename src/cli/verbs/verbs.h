@@ -44,6 +44,7 @@ void RegisterCommit(CLI::App& app, Context& context);    // commit list / show /
 void RegisterChanges(CLI::App& app, Context& context);   // changes poll / baseline
 // `commit changes`, registered by RegisterCommit (verbs/changes.cc).
 void RegisterCommitChanges(CLI::App* commit, Context& context);
+void RegisterCleanup(CLI::App& app, Context& context);   // cleanup: reclaim unneeded versions
 void RegisterVersion(CLI::App& app, Context& context);   // version
 
 }  // namespace omnigraph::cli
