@@ -19,8 +19,8 @@ namespace {
 
 struct CleanupOptions {
   std::string uri;         // positional graph URI
-  std::string keep;        // --keep N
-  std::string older_than;  // --older-than DUR
+  std::optional<std::string> keep;        // --keep N
+  std::optional<std::string> older_than;  // --older-than DUR
   bool confirm = false;    // --confirm
 };
 
@@ -73,17 +73,17 @@ int RunCleanup(Context& context, const CleanupOptions& options) {
   if (Status st = PrepareVerb(&context.flags, "cleanup", {.yes = true}); !st.ok()) return context.Fail(st);
   graph::CleanupPolicy policy;
   policy.confirm = options.confirm;
-  if (!options.keep.empty()) {
-    std::optional<uint64_t> keep = ParseCount(options.keep);
+  if (options.keep) {
+    std::optional<uint64_t> keep = ParseCount(*options.keep);
     if (!keep || *keep == 0) {
       return context.Fail(UsageError(
           fmt::format("--keep '{}' is not a count of versions (a whole number of at least 1)",
-                      compiler::EscapeForDisplay(options.keep))));
+                      compiler::EscapeForDisplay(*options.keep))));
     }
     policy.keep_versions = *keep;
   }
-  if (!options.older_than.empty()) {
-    auto secs = ParseDuration(options.older_than);
+  if (options.older_than) {
+    auto secs = ParseDuration(*options.older_than);
     if (!secs.ok()) return context.Fail(secs.status());
     policy.older_than_secs = *secs;
   }
