@@ -229,6 +229,23 @@ TEST_F(CleanupTest, BranchHeadsCreationPointsAndMergeBasesSurvive) {
   EXPECT_EQ(RowsOf(*rows), PeopleWith(main_rows, R"("Zed",40)"));
 }
 
+// BR-9.3: a merge base whose snapshot cannot be opened (cleanup keeps it;
+// here its __manifest version is removed by hand) is a 410 history gap.
+TEST_F(CleanupTest, AMergeBaseThatCannotBeOpenedIsAHistoryGap) {
+  Create("feature");
+  InsertPerson("Eve", 22);
+  InsertPerson("Zed", 40, "feature");
+  ASSERT_EQ(load_commit_.manifest_version, 2u);
+  // V2 naming: version v is the file (2^64 - 1 - v).manifest.
+  ASSERT_TRUE(fs::remove(fs::path(uri()) / "__manifest" / "_versions" / "18446744073709551613.manifest"));
+  auto fresh = Fresh();
+  ASSERT_TRUE(fresh);
+  auto merged = fresh->BranchMerge("feature", "main");
+  ASSERT_EQ(merged.status().code(), ErrorCode::kHistoryGap) << merged.status().ToString();
+  EXPECT_EQ(merged.status().http_status(), 410);
+  EXPECT_EQ(merged.status().message(), "history gap at commits '" + load_commit_.id + "'");
+}
+
 // BR-3.3: a deleted branch's tree is reclaimed once nothing needs it; its
 // commits then read as a history gap (BR-7).
 TEST_F(CleanupTest, ADeletedBranchsTreeIsReclaimed) {
