@@ -34,6 +34,10 @@
 //          the retired trees nothing retains; finally files no manifest
 //          names that are older than kOrphanGraceSeconds.
 //
+// Index directories (`_indices/`) are neither swept nor judged orphans:
+// this build does not decode index metadata, so it deletes none and every
+// retained version keeps its indexes whole.
+//
 // Every step is idempotent and ordered so that a run killed anywhere
 // leaves every retained version complete, and the next run finishes the
 // work: a swept manifest goes after its files, and `__manifest` versions
