@@ -252,6 +252,13 @@ Result<CleanupReport> RunCleanup(GraphStore& graph, const CleanupPolicy& policy)
     p.tree = &tree;
     p.live = tree.ref == kMainBranch || records.count(tree.ref);
   }
+  // A live branch without a tree would leave its writers' staging judged
+  // by an incomplete inventory: fail closed.
+  for (const table::BranchInfo& b : view.branches) {
+    if (!tree_plans.count(b.name)) {
+      return CorruptData(fmt::format("live branch ref '{}' of __manifest has no tree; cleanup refused", b.name));
+    }
+  }
   auto retain = [&](const std::string& ref, uint64_t version) {
     auto it = tree_plans.find(ref);
     if (it != tree_plans.end() && it->second.tree->versions.count(version)) it->second.retained.insert(version);
