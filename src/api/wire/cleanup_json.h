@@ -9,13 +9,13 @@
 
 namespace omnigraph::api::wire {
 
-// {uri, confirmed, keep_versions, older_than_secs, versions_removed,
-// bytes_removed, released_tags, datasets:[{type_key, location,
-// bytes_removed, old_versions_removed, manifests_removed,
-// unpublished_manifests, unpublished_bytes, orphan_files_removed,
-// foreign_versions, error}]}: keep_versions and older_than_secs are null
-// when not given; old_versions_removed and manifests_removed are the two
-// spellings (surface.md, engine.md) of one count.
+// {uri, keep_versions, older_than_secs, datasets:[{type_key, bytes_removed,
+// old_versions_removed, error, manifests_removed, unpublished_manifests,
+// unpublished_bytes, foreign_versions, location, orphan_files_removed}],
+// confirmed, versions_removed, bytes_removed, released_tags}:
+// keep_versions and older_than_secs are null when not given;
+// old_versions_removed (surface.md) and manifests_removed (engine.md) are
+// the two spellings of one count.
 Json CleanupJson(const std::string& uri, const graph::CleanupPolicy& policy, const graph::CleanupReport& report);
 
 }  // namespace omnigraph::api::wire
