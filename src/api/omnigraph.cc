@@ -377,6 +377,10 @@ Result<BranchCreateReport> Omnigraph::BranchCreate(const std::string& name, cons
 
 Result<std::vector<std::string>> Omnigraph::BranchList() { return graph::ListBranches(*graph_); }
 
+Result<graph::CleanupReport> Omnigraph::Cleanup(const graph::CleanupPolicy& policy) {
+  return graph::RunCleanup(*graph_, policy);
+}
+
 Status Omnigraph::BranchDelete(const std::string& name) { return graph::DeleteBranch(*graph_, name, bound_branch_); }
 
 Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, const std::string& target,

@@ -27,6 +27,7 @@
 #include "exec/writers/optimize.h"
 #include "exec/writers/schema_apply.h"
 #include "graph/graph_store.h"
+#include "graph/maintenance/collector.h"
 
 namespace omnigraph::compiler {
 class Catalog;
@@ -285,6 +286,13 @@ class Omnigraph {
   // §8.3: the read-only drift classification of main's tables
   // (exec::ClassifyDrift); never writes. Errors: those of ClassifyDrift.
   Result<std::vector<exec::TableDrift>> Repair();
+  // engine.md §8.2, surface.md §5.2 `cleanup`: runs the tracing collector
+  // (graph/maintenance/collector.h) under `policy`; without
+  // policy.confirm it only plans and reports (a preview). Reads of what it
+  // reclaimed then answer VersionReclaimed (BR-7) or ChangeFeedGap.
+  // Errors: those of graph::RunCleanup (InvalidArgument without a policy,
+  // Conflict kind cleanup_view_changed, storage errors).
+  Result<graph::CleanupReport> Cleanup(const graph::CleanupPolicy& policy);
 
   // ---- Diffs and the change feed (spec/branches.md BR-10; wire forms in
   // api/wire/changes_json.h).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graph/layout.h"
+#include "graph/read_target.h"
 #include "table/dataset.h"
 #include "util/utf8.h"
 
@@ -56,6 +57,20 @@ Result<Snapshot> GraphStore::AtVersion(std::string_view branch, uint64_t version
   OG_ASSIGN_OR_RETURN(NativeRef ref, manifests_.Resolve(branch));
   auto snapshot = AtRef(ref, version);
   if (!snapshot.ok() && snapshot.status().code() == ErrorCode::kNotFound) {
+    // Between the ref's first version (1 on main, the creation version on
+    // a branch) and its latest, a missing version was reclaimed by a cleanup.
+    uint64_t first = 1;
+    if (!ref.is_main()) {
+      OG_ASSIGN_OR_RETURN(std::vector<LiveRef> live, manifests_.ListLive());
+      first = ~uint64_t{0};
+      for (const LiveRef& r : live) {
+        if (r.ref.name == ref.name) first = r.parent_version;
+      }
+    }
+    auto latest = manifests_.LatestVersion(ref);
+    if (latest.ok() && version >= first && version < *latest) {
+      return ManifestVersionReclaimed(ref, version, snapshot.status());
+    }
     return NotFound(fmt::format("graph manifest version {} not found on branch '{}'", version,
                                 utf8::ShortenForMessage(branch)));
   }

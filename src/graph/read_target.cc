@@ -55,6 +55,15 @@ Result<CommitRecord> FindCommit(GraphStore& graph, std::string_view id, std::str
   return NotFound(fmt::format("commit '{}' not found", utf8::ShortenForMessage(id)));
 }
 
+Status ManifestVersionReclaimed(const NativeRef& ref, uint64_t version, const Status& cause) {
+  return Status(ErrorCode::kVersionReclaimed, fmt::format("historical published dataset version {} was reclaimed", version),
+                {{"published_dataset_version", std::to_string(version)},
+                 {"table_key", "__manifest"},
+                 {"branch", ref.branch},
+                 {"dataset_version", std::to_string(version)},
+                 {"cause", cause.message()}});
+}
+
 Result<Snapshot> SnapshotOfCommit(GraphStore& graph, const CommitRecord& commit) {
   NativeRef ref{commit.graph_branch.value_or(std::string(kMainBranch)), std::string(commit.NativeRef())};
   auto snapshot = graph.AtRef(ref, commit.manifest_version);
@@ -65,6 +74,14 @@ Result<Snapshot> SnapshotOfCommit(GraphStore& graph, const CommitRecord& commit)
   }
   if (!snapshot.ok()) {
     if (snapshot.status().code() != ErrorCode::kNotFound) return snapshot.status();
+    // A live branch keeps its later versions: this one was reclaimed by a
+    // cleanup. A retired incarnation's rows are simply gone (BR-7 HistoryGap).
+    Status live = graph.manifests().CheckLive(ref);
+    if (live.ok()) {
+      return ManifestVersionReclaimed(ref, commit.manifest_version, snapshot.status())
+          .WithDetail("graph_commit_id", commit.id);
+    }
+    if (live.code() != ErrorCode::kNotFound) return live;
     return Status(ErrorCode::kHistoryGap, fmt::format("history gap at commits '{}'", commit.id),
                   {{"graph_commit_ids", commit.id}, {"cause", snapshot.status().message()}});
   }

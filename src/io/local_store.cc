@@ -608,6 +608,14 @@ Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::LockExclusive(const std::
   return std::unique_ptr<Lock>(new FileLock(fd));
 }
 
+Result<int64_t> LocalStore::ModifiedUnixNanos(const std::string& path) {
+  ++counters_.reads;
+  std::string full = FullPath(path);
+  struct stat st;
+  if (::stat(full.c_str(), &st) != 0) return ErrnoStatus("stat", full, errno);
+  return int64_t{st.st_mtim.tv_sec} * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
 Status LocalStore::Delete(const std::string& path) {
   ++counters_.deletes;
   std::string full = FullPath(path);

@@ -58,6 +58,11 @@ class LocalStore final : public ObjectStore {
 
   const std::string& root() const { return root_; }
 
+  // Last modification time of the object `path`, Unix nanoseconds (the
+  // collector's age test for files no manifest names). Errors: NotFound,
+  // IoError.
+  Result<int64_t> ModifiedUnixNanos(const std::string& path);
+
   // Internal helpers shared with the writer implementation.
   std::string FullPath(const std::string& path) const;
   // Creates the directory of `full_path` and any missing parents, fsyncing

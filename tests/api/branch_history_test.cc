@@ -99,26 +99,31 @@ TEST_F(BranchHistoryTest, AFourVersionChainInsertUpdateDelete) {
   EXPECT_EQ(db().SnapshotAt("nope", v1).status().message(), "branch 'nope' not found");
 }
 
-// Row 28: a pinned table version removed (what a cleanup does) reads as a
-// typed error, never as other rows.
+// Row 28 with a real cleanup: the versions `--keep 1` reclaims (the load's
+// __manifest version and the Person version it pinned) read as a typed
+// error, never as other rows; the head still reads.
 TEST_F(BranchHistoryTest, AHistoricalReadOfAReclaimedVersionIsTyped) {
   const uint64_t v1 = load_commit_.manifest_version;
   graph::CommitRecord eve = InsertPerson("Eve", 22);
   auto at_v1 = db().store().AtVersion("main", v1);
   ASSERT_TRUE(at_v1.ok()) << at_v1.status().ToString();
   const graph::TablePin pin = at_v1->FindTable("node:Person")->pin;
-  ASSERT_TRUE(fs::remove(fs::path(uri()) / pin.manifest_path)) << pin.manifest_path;
+  graph::CleanupPolicy policy;
+  policy.keep_versions = 1;
+  policy.confirm = true;
+  auto cleaned = db().Cleanup(policy);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_FALSE(fs::exists(fs::path(uri()) / pin.manifest_path)) << pin.manifest_path;
 
   auto reopened = api::Omnigraph::Open(uri());
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   api::Omnigraph& fresh = **reopened;
   auto reclaimed = fresh.EntityAt("main", "node:Person", "Alice", v1);
   ASSERT_EQ(reclaimed.status().code(), ErrorCode::kVersionReclaimed) << reclaimed.status().ToString();
-  EXPECT_EQ(reclaimed.status().details().at("published_dataset_version"), std::to_string(pin.published_version));
-  EXPECT_EQ(reclaimed.status().message(),
-            "historical published dataset version " + std::to_string(pin.published_version) + " was reclaimed");
+  EXPECT_EQ(reclaimed.status().details().at("published_dataset_version"), std::to_string(v1));
+  EXPECT_EQ(reclaimed.status().message(), "historical published dataset version " + std::to_string(v1) + " was reclaimed");
   EXPECT_EQ(reclaimed.status().http_status(), 500);
-  EXPECT_EQ(reclaimed.status().details().at("table_key"), "node:Person");
+  EXPECT_EQ(reclaimed.status().details().at("table_key"), "__manifest");
   EXPECT_EQ(fresh.QueryAt("main", v1, kBranchQueries, "q.gq", "people", "{}").status().code(),
             ErrorCode::kVersionReclaimed);
   EXPECT_EQ(fresh.Query(kBranchQueries, "q.gq", "people", "{}", api::ReadTarget{"main", load_commit_.id})

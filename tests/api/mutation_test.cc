@@ -534,7 +534,9 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   // An old __manifest version removed: the head still reads, and so does
   // the history, which lives in the head's manifest and history segments
   // (engine.md §1.5), not in older versions; only time travel to the commit
-  // that version held fails, typed (BR-7 HistoryGap, HTTP 410).
+  // that version held fails, typed: main is live and keeps its later
+  // versions, so the version was reclaimed (BR-7 HistoricalVersionReclaimed,
+  // HTTP 500; a retired branch's lost rows are a HistoryGap instead).
   // V2 naming: version v is the file (2^64 - 1 - v).manifest.
   ASSERT_TRUE(std::filesystem::remove(root + "/__manifest/_versions/18446744073709551614.manifest"));
   auto fresh = Omnigraph::Open(root);
@@ -547,10 +549,11 @@ TEST_F(MutationTest, ObjectsRemovedUnderAPublishedVersionAreReportedAsReclaimed)
   const std::string genesis = history->back().id;
   auto past = (*fresh)->Query("query c() { match { $c: Company } return { count($c) as n } }", "q.gq", "c", "{}",
                               ReadTarget{"main", genesis});
-  ASSERT_EQ(past.status().code(), ErrorCode::kHistoryGap) << past.status().ToString();
-  EXPECT_EQ(past.status().http_status(), 410);
-  EXPECT_EQ(past.status().message(), "history gap at commits '" + genesis + "'");
-  EXPECT_EQ(past.status().details().at("graph_commit_ids"), genesis);
+  ASSERT_EQ(past.status().code(), ErrorCode::kVersionReclaimed) << past.status().ToString();
+  EXPECT_EQ(past.status().http_status(), 500);
+  EXPECT_EQ(past.status().message(), "historical published dataset version 1 was reclaimed");
+  EXPECT_EQ(past.status().details().at("graph_commit_id"), genesis);
+  EXPECT_EQ(past.status().details().at("table_key"), "__manifest");
 }
 
 // An actor id is stored in commit metadata JSON and printed one per line:

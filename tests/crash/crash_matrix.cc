@@ -118,6 +118,18 @@ constexpr CrashCell kCells[] = {
     {fp::kGraphAfterDetachedCommit,   {Write::kOptimize},   2,   kUnchanged,   "after_third_detached_commit"},
     {fp::kGraphBeforeCas,             {Write::kOptimize},   0,   kUnchanged,   "before_cas"},
     {fp::kGraphAfterCas,              {Write::kOptimize},   0,   kCommitted,   "after_cas"},
+    // Cleanup publishes nothing: every branch reads the same before and
+    // after a kill anywhere (kUnchanged), and the next run completes the
+    // sweep (cleanup_crash_test.cc). Order: the expired proposal's tag;
+    // per table version its files then its manifest; the __manifest versions.
+    {fp::kCleanupAfterReleaseTags,    kCleanupWrites,       0,   kUnchanged,   "after_release_tags"},
+    {fp::kCleanupAfterVersionFiles,   kCleanupWrites,       0,   kUnchanged,   "after_first_version_files"},
+    {fp::kCleanupAfterVersionFiles,   kCleanupWrites,       2,   kUnchanged,   "after_third_version_files"},
+    {fp::kCleanupAfterTableVersion,   kCleanupWrites,       0,   kUnchanged,   "after_first_table_version"},
+    {fp::kCleanupAfterTableVersion,   kCleanupWrites,       1,   kUnchanged,   "after_second_table_version"},
+    {fp::kCleanupBeforeManifestSweep, kCleanupWrites,       0,   kUnchanged,   "before_manifest_sweep"},
+    {fp::kCleanupAfterManifestVersion, kCleanupWrites,      0,   kUnchanged,   "after_first_manifest_version"},
+    {fp::kCleanupAfterManifestVersion, kCleanupWrites,      3,   kUnchanged,   "after_fourth_manifest_version"},
 };
 
 bool Covers(std::span<const CrashCell> cells, std::string_view failpoint) {
@@ -143,6 +155,7 @@ std::string_view WriteName(Write write) {
     case Write::kDrop: return "drop";
     case Write::kSchemaApply: return "schema_apply";
     case Write::kOptimize: return "optimize";
+    case Write::kCleanup: return "cleanup";
   }
   return "unknown";
 }
@@ -155,7 +168,7 @@ std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, W
                                    Write::kDelete,       Write::kTag,          Write::kBranch,
                                    Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                    Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                   Write::kDrop,         Write::kSchemaApply, Write::kOptimize};
+                                   Write::kDrop,         Write::kSchemaApply, Write::kOptimize, Write::kCleanup};
   std::vector<CrashCase> cases;
   for (std::string_view failpoint : declared) {
     for (const CrashCell& cell : cells) {

@@ -52,11 +52,14 @@ enum class Write : uint8_t {
   // optimize (optimize_crash_test.cc): a rewrite of each of three tables,
   // three detached commits, one publication.
   kOptimize,
+  // cleanup --keep 1 (cleanup_crash_test.cc): releases an expired
+  // proposal's tag, sweeps table versions and __manifest versions.
+  kCleanup,
 };
 
 // "load", "insert", "update", "delete", "tag", "branch", "branch_create",
 // "branch_delete", "fast_forward_merge", "three_way_merge", "propose",
-// "publish", "drop", "schema_apply", "optimize".
+// "publish", "drop", "schema_apply", "optimize", "cleanup".
 std::string_view WriteName(Write write);
 
 // A set of writes, for a cell that each of them reaches at the same hit.
@@ -78,11 +81,12 @@ inline constexpr Writes kBranchControlWrites{Write::kBranchCreate, Write::kBranc
                                              Write::kThreeWayMerge};
 inline constexpr Writes kMerges{Write::kFastForwardMerge, Write::kThreeWayMerge};
 inline constexpr Writes kProposalWrites{Write::kPropose, Write::kPublish, Write::kDrop};
+inline constexpr Writes kCleanupWrites{Write::kCleanup};
 inline constexpr Writes kEveryWrite{Write::kLoad,         Write::kInsert,       Write::kUpdate,
                                     Write::kDelete,       Write::kTag,          Write::kBranch,
                                     Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                     Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                    Write::kDrop,         Write::kSchemaApply, Write::kOptimize};
+                                    Write::kDrop,         Write::kSchemaApply, Write::kOptimize, Write::kCleanup};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.

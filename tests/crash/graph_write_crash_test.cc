@@ -95,6 +95,7 @@ GraphWrite WriteOf(Write write) {
     case Write::kDrop:
     case Write::kSchemaApply:
     case Write::kOptimize:
+    case Write::kCleanup:
       break;
   }
   ADD_FAILURE() << WriteName(write) << " is not a graph write";

@@ -16,6 +16,7 @@ void RegisterVerbs(CLI::App& app, Context& context) {
   RegisterChanges(app, context);
   RegisterOptimize(app, context);
   RegisterRepair(app, context);
+  RegisterCleanup(app, context);
   RegisterVersion(app, context);
 }
 

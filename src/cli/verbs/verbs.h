@@ -46,6 +46,7 @@ void RegisterChanges(CLI::App& app, Context& context);   // changes poll / basel
 void RegisterCommitChanges(CLI::App* commit, Context& context);
 void RegisterOptimize(CLI::App& app, Context& context);  // optimize: compact main's tables
 void RegisterRepair(CLI::App& app, Context& context);    // repair: report foreign drift
+void RegisterCleanup(CLI::App& app, Context& context);   // cleanup: reclaim unneeded versions
 void RegisterVersion(CLI::App& app, Context& context);   // version
 
 }  // namespace omnigraph::cli

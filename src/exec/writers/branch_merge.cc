@@ -434,7 +434,15 @@ Result<MergeResult> RunBranchMerge(graph::GraphStore& graph, CatalogCache& catal
     bool fast_forward = base->id == target_head.id;
     graph::Snapshot base_snapshot = target;
     if (!fast_forward) {
-      OG_ASSIGN_OR_RETURN(base_snapshot, graph::SnapshotOfCommit(graph, *base));
+      auto opened = graph::SnapshotOfCommit(graph, *base);
+      // BR-9.3: a base whose snapshot cannot be opened (cleanup keeps the
+      // merge base of every pair of live heads, so only a version removed
+      // by other means) is a history gap.
+      if (!opened.ok() && opened.status().code() == ErrorCode::kVersionReclaimed) {
+        return Status(ErrorCode::kHistoryGap, fmt::format("history gap at commits '{}'", base->id),
+                      {{"graph_commit_ids", base->id}, {"cause", opened.status().message()}});
+      }
+      OG_ASSIGN_OR_RETURN(base_snapshot, std::move(opened));
     }
 
     OG_ASSIGN_OR_RETURN(MergePlan plan, PlanTables(graph, base_snapshot, source, target, fast_forward));
