@@ -12,9 +12,11 @@
 // encoding stays injective (equal cells <=> equal values) and merges compare
 // blobs by content without decoding. Every reader of a Blob column goes
 // through DecodeBlobCell. (The Lance Blob-v2 descriptor layout replaces this
-// later; the column carries no `lance-encoding:blob` field metadata because
-// that tag makes Lance readers expect the blob column encoding, which these
-// plain LargeBinary pages are not.)
+// later. The column deliberately carries no `lance-encoding:blob` field
+// metadata: that "Blob v1" tag makes Lance readers route the column through
+// the blob column encoding (out-of-line payloads, scans returning
+// position/size descriptors), which these plain LargeBinary pages are not,
+// and Lance refuses the tag outright in file version 2.2 and later.)
 //
 // External URIs. A URI is admitted only when the graph's policy allows a
 // base it lies under (engine.md §5.3: default deny). The direct-store CLI
