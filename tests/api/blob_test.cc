@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
+#include "api/wire/blob_json.h"
+#include "api/wire/error_json.h"
 #include "exec/blob_value.h"
 #include "support/temp_dir.h"
 
@@ -151,6 +153,10 @@ TEST_F(BlobTest, BadRangesAreRefusedBeforeAnythingIsRead) {
   EXPECT_EQ(past.status().details().at("end"), "13");
   EXPECT_EQ(past.status().details().at("length"), "11");
   EXPECT_EQ(Get(Doc("a"), 50).status().code(), ErrorCode::kBlobRangeNotSatisfiable);
+  // The wire body carries the range (surface.md §6.3 `blob_range`).
+  EXPECT_EQ(wire::ErrorJson(past.status()).dump(),
+            R"({"error":"blob range [11, 13) is not satisfiable: the value holds 11 bytes","code":"bad_request",)"
+            R"("blob_range":{"start":11,"end":13,"length":11}})");
 }
 
 TEST_F(BlobTest, SelectorsNamingNoBlobAreRefusedClearly) {
@@ -208,6 +214,7 @@ TEST_F(BlobTest, ExternalUrisAreDeniedByDefaultAndNothingChanges) {
             "ext.jsonl:2: blob property 'body': external Blob URIs are denied by the graph's ExternalBlobPolicy "
             "(use base64: data)");
   EXPECT_EQ(load.status().details().at("uri"), "s3://bucket/key");
+  EXPECT_EQ(wire::ErrorJson(load.status()).at("code"), "bad_request");
   auto mutate = graph_->Mutate(kMutations, "m.gq", "put", R"({"slug":"y","body":"file:///etc/passwd"})");
   ASSERT_EQ(mutate.status().code(), ErrorCode::kExternalBlobPolicy);
   EXPECT_EQ(mutate.status().message(),
@@ -237,6 +244,10 @@ TEST_F(BlobTest, AnAllowedExternalUriIsStoredAsAReference) {
   EXPECT_EQ(*stat->uri, "file://" + base + "/x.bin");
   EXPECT_FALSE(stat->size.has_value());
   EXPECT_FALSE(stat->etag.has_value());
+  EXPECT_EQ(wire::BlobStatJson(*stat).dump(),
+            R"({"selector":{"entity":"node","type":"Doc","id":"x","property":"body"},"kind":"external","uri":"file://)" +
+                base + R"(/x.bin","target":{"branch":"main","resolved_snapshot":")" + stat->target.resolved_snapshot +
+                R"("}})");
   // The stored URI is the normalized one (scheme and bucket lower-cased).
   EXPECT_EQ(*graph_->BlobStat(Doc("y"))->uri, "s3://assets-bucket/knowledge/y.pdf");
   // get answers the URI and no bytes.
