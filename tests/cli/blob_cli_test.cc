@@ -103,6 +103,9 @@ TEST_F(BlobCliTest, GetRefusesBadRangesAndMissingValues) {
   EXPECT_EQ(overflow.err, "error: --offset 10 + --length 18446744073709551615 overflows\n");
   CliRun too_big = Run("blob get node Item i004 doc --store g --length 18446744073709551616");
   EXPECT_EQ(too_big.rc, 2) << too_big.err;
+  EXPECT_EQ(too_big.err, "error: --length must be a whole number of bytes below 2^64, got '18446744073709551616'\n");
+  EXPECT_EQ(Run("blob get node Item i004 doc --store g --offset -1").rc, 2);
+  EXPECT_EQ(Run("blob get node Item i004 doc --store g --length 1x").rc, 2);
 
   CliRun past = Run("blob get node Item i004 doc --store g --offset 11");
   EXPECT_EQ(past.rc, 1);

@@ -3,6 +3,7 @@
 // [--branch B | --snapshot S] [--json]` (spec/surface.md §5.2): the raw
 // bytes and the metadata of one Blob cell. The graph is addressed by
 // --store (or the profile / operator default), never a positional URI.
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -26,10 +27,12 @@ struct BlobOptions {
   exec::BlobSelector selector;  // ENTITY TYPE ID PROPERTY
   std::string branch = "main";  // --branch
   std::string snapshot;         // --snapshot: a graph commit id
+  // --offset and --length (get), as given: parsed here so that a value
+  // past 2^64 is refused rather than saturated.
+  std::string offset;
+  std::string length;
   CLI::Option* length_option = nullptr;
-  uint64_t offset = 0;  // --offset (get)
-  uint64_t length = 0;  // --length (get), meaningful when given
-  std::string out;      // --out PATH (get)
+  std::string out;  // --out PATH (get)
 
   api::ReadTarget Target() const {
     api::ReadTarget target;
@@ -61,10 +64,29 @@ Status InstallDurably(const std::string& path, std::string_view bytes) {
   return Status::OK();
 }
 
+// `text` as a byte count. Errors: UsageError naming `flag`.
+Result<uint64_t> ParseCount(std::string_view flag, const std::string& text) {
+  uint64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return UsageError(fmt::format("{} must be a whole number of bytes below 2^64, got '{}'", flag, text));
+  }
+  return value;
+}
+
 int RunBlobGet(Context& context, const BlobOptions& options) {
   if (Status st = PrepareVerb(&context.flags, "blob get", {.json = false}); !st.ok()) return context.Fail(st);
-  exec::BlobRangeRequest whole{options.offset, std::nullopt};
-  if (options.length_option->count() > 0) whole.length = options.length;
+  exec::BlobRangeRequest whole;
+  if (!options.offset.empty()) {
+    auto offset = ParseCount("--offset", options.offset);
+    if (!offset.ok()) return context.Fail(offset.status());
+    whole.offset = *offset;
+  }
+  if (options.length_option->count() > 0) {
+    auto length = ParseCount("--length", options.length);
+    if (!length.ok()) return context.Fail(length.status());
+    whole.length = *length;
+  }
   // Refused before the graph is opened: --length 0 and an end past 2^64.
   // (A length above the engine's 4 MiB per call is read in chunks below.)
   if (whole.length && *whole.length == 0) return context.Fail(UsageError("--length must be positive"));
