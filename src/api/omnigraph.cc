@@ -188,7 +188,7 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
       OG_RETURN_IF_ERROR(live.status());
     }
   }
-  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress};
+  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress, &blob_policy_};
   OG_ASSIGN_OR_RETURN(exec::LoadOutcome outcome, exec::RunLoad(*graph_, catalogs_, request));
   for (const auto& [name, n] : outcome.node_records) report.nodes.push_back({name, n});
   for (const auto& [name, n] : outcome.edge_records) report.edges.push_back({name, n});
@@ -224,6 +224,7 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   request.if_commit = if_commit;
   request.actor_id = actor_;
   request.now_ms = NowMillis();  // now() is taken once per mutation request
+  request.blob_policy = &blob_policy_;
   OG_ASSIGN_OR_RETURN(exec::MutationOutcome outcome, exec::RunMutation(*graph_, catalogs_, request));
   MutationReport report;
   report.branch = !outcome.branch.empty() ? outcome.branch

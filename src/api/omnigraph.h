@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "exec/blob_read.h"
+#include "exec/blob_value.h"
 #include "exec/catalog_cache.h"
 #include "exec/changes/baseline.h"
 #include "exec/changes/change_feed.h"
@@ -121,6 +123,35 @@ struct BranchMergeReport {
   // and the refusal's message when it was not.
   std::optional<bool> branch_deleted;
   std::optional<std::string> branch_delete_error;
+};
+
+// Where a Blob read happened (surface.md §5.2 `blob stat` `target`).
+struct BlobTargetInfo {
+  std::optional<std::string> branch;    // set for a branch target
+  std::optional<std::string> snapshot;  // set for a snapshot target: the commit id given
+  // The snapshot read: its head commit id, or for a head-less view the
+  // synthetic `manifest:<branch>:v<N>` (engine.md §1.7; output only).
+  std::string resolved_snapshot;
+};
+
+// What `blob stat` reports about one Blob cell.
+struct BlobInfo {
+  exec::BlobSelector selector;  // as resolved (an edge type in its canonical spelling)
+  bool external = false;        // kind "external" (else "managed")
+  std::optional<uint64_t> size;     // managed only
+  std::optional<std::string> etag;  // managed only: strong, quoted content tag
+  std::optional<std::string> uri;   // external only
+  BlobTargetInfo target;
+};
+
+// One ranged read of a Blob cell (`blob get`).
+struct BlobBytes {
+  BlobInfo info;
+  // Managed: the half-open range of the value `bytes` holds. External:
+  // both 0 and `bytes` empty (the caller redirects to info.uri or refuses).
+  uint64_t start = 0;
+  uint64_t end = 0;
+  std::string bytes;
 };
 
 class Omnigraph {
@@ -264,6 +295,33 @@ class Omnigraph {
   // (empty or reserved name), NotFound (kind branch_not_found).
   Result<std::vector<exec::CommitView>> ListUnpublished(const std::string& branch = "main");
 
+  // ---- Blobs (spec/surface.md §1.3, §5.2 `blob get` / `blob stat`;
+  // engine.md §5.3). Implemented in api/blob.cc.
+
+  // The Blob cell `selector` names at `target` (read as Query resolves
+  // it, against the schema of the snapshot read). Errors: those of
+  // resolving the target (NotFound unknown branch or commit,
+  // InvalidArgument, HistoryGap); those of exec::ReadBlobCell
+  // (InvalidArgument bad entity or non-Blob property; NotFound unknown
+  // type, property or id, and "… is null" for a NULL cell); storage errors.
+  Result<BlobInfo> BlobStat(const exec::BlobSelector& selector, const ReadTarget& target = {});
+  // BlobStat plus the bytes of `range` of a managed value: at most 4 MiB
+  // per call (no length: from the offset to the end, clamped to 4 MiB;
+  // read on from `end`). The range is checked before anything is read
+  // (exec::CheckBlobRange: InvalidArgument for length 0 or an overflowing
+  // end, ResourceLimitExceeded "Blob read range bytes" above 4 MiB); a
+  // start at or past the end of a non-empty value is
+  // BlobRangeNotSatisfiable (416, details start, end, length). An external
+  // value answers its URI with no bytes. Errors: also those of BlobStat.
+  Result<BlobBytes> BlobGet(const exec::BlobSelector& selector, const ReadTarget& target = {},
+                            const exec::BlobRangeRequest& range = {});
+
+  // The policy admitting external Blob URIs in this handle's loads and
+  // mutations (engine.md §5.3; default: deny every URI). Build it with
+  // exec::ExternalBlobPolicy::Allow.
+  void set_external_blob_policy(exec::ExternalBlobPolicy policy) { blob_policy_ = std::move(policy); }
+  const exec::ExternalBlobPolicy& external_blob_policy() const { return blob_policy_; }
+
   // BR-3: branch control (graph/branches.h for the errors).
   Result<BranchCreateReport> BranchCreate(const std::string& name, const std::string& from = "main");
   Result<std::vector<std::string>> BranchList();
@@ -358,6 +416,7 @@ class Omnigraph {
   std::optional<std::string> actor_;
   std::string bound_branch_ = "main";
   exec::CatalogCache catalogs_;
+  exec::ExternalBlobPolicy blob_policy_;  // default: deny
 };
 
 // The SnapshotInfo of `snapshot` (datasets sorted by table key).

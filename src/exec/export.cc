@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "exec/blob_value.h"
 #include "exec/result_json.h"
 #include "table/scanner.h"
 
@@ -28,7 +29,10 @@ std::string EncodeBase64(std::string_view bytes) {
 
 void AppendExportValueJson(std::string* out, const Array& array, int64_t row) {
   if (!array.IsNull(row) && array.type_id() == TypeId::kLargeBinary) {
-    AppendJsonString(out, "base64:" + EncodeBase64(array.GetView(row)));
+    // §4.5: managed bytes as "base64:…" (an empty blob is "base64:"),
+    // an external blob as its URI; NULL stays null below.
+    BlobCell cell = DecodeBlobCell(array.GetView(row));
+    AppendJsonString(out, cell.external ? std::string(cell.payload) : "base64:" + EncodeBase64(cell.payload));
     return;
   }
   AppendCellJson(out, array, row, TemporalEncoding::kInteger);

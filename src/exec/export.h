@@ -1,7 +1,9 @@
 // NDJSON export (spec/surface.md §4.5): edge datasets before node datasets
 // (lexical table-key order), rows ordered by id, `data.id` first then every
-// property with NULLs included; Date/DateTime as integers, Blob bytes as
-// "base64:…". The output round-trips through a strict load.
+// property with NULLs included; Date/DateTime as integers, managed Blob
+// bytes as "base64:…" (empty: "base64:"), external Blobs as their URI, a
+// NULL Blob as null. The output round-trips through a strict load (an
+// external URI only where the loading graph's policy admits it).
 #pragma once
 
 #include <functional>

@@ -1,5 +1,7 @@
 #include "exec/json_value.h"
 
+#include "exec/blob_value.h"
+
 #include "compiler/source.h"
 #include "compiler/temporal.h"
 
@@ -175,7 +177,7 @@ Status AppendInteger(const JsonValue& value, std::string_view property, std::str
 }
 
 Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std::string_view property,
-                         ArrayBuilder* builder) {
+                         ArrayBuilder* builder, BlobInput* blobs) {
   using compiler::ScalarKind;
   const Node& v = value.node();
   std::string_view physical = PhysicalName(kind);
@@ -235,18 +237,9 @@ Status AppendScalarValue(const JsonValue& value, compiler::ScalarKind kind, std:
         return InvalidArgument(
             fmt::format("blob property '{}' must be a URI string or base64: prefixed data", property));
       }
-      const std::string_view text = value.string();
-      constexpr std::string_view kPrefix = "base64:";
-      if (text.rfind(kPrefix, 0) != 0) {
-        return InvalidArgument(fmt::format(
-            "blob property '{}': external Blob URIs are denied by the graph's ExternalBlobPolicy (use base64: data)",
-            property));
-      }
-      std::string decoded;
-      if (!DecodeBase64(std::string_view(text).substr(kPrefix.size()), &decoded)) {
-        return InvalidArgument(fmt::format("blob property '{}': invalid base64 blob data", property));
-      }
-      static_cast<BinaryBuilder*>(builder)->Append(decoded);
+      BlobInput deny(DenyExternalBlobs());
+      OG_ASSIGN_OR_RETURN(std::string cell, (blobs ? blobs : &deny)->CellOf(value.string(), property));
+      static_cast<BinaryBuilder*>(builder)->Append(cell);
       return Status::OK();
     }
   }
@@ -665,7 +658,7 @@ std::vector<JsonValue> JsonValue::Elements() const {
 }
 
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
-                          ArrayBuilder* builder) {
+                          ArrayBuilder* builder, BlobInput* blobs) {
   const Node& v = value.node();
   if (v.kind == Kind::kNull) {
     if (!type.nullable) {
@@ -680,7 +673,7 @@ Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& 
   switch (type.shape) {
     case compiler::PropertyType::Shape::kScalar:
     case compiler::PropertyType::Shape::kEnum:
-      return AppendScalarValue(value, type.scalar, property, builder);
+      return AppendScalarValue(value, type.scalar, property, builder, blobs);
     case compiler::PropertyType::Shape::kList: {
       if (v.kind != Kind::kArray) {
         return TypeMismatch(property, fmt::format("a list of {}", PhysicalName(type.scalar)), value);
@@ -691,7 +684,7 @@ Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& 
         if (item.is_null()) {
           return InvalidArgument(fmt::format("strict list property '{}' contains a null or invalid item", property));
         }
-        Status st = AppendScalarValue(item, type.scalar, property, list->child());
+        Status st = AppendScalarValue(item, type.scalar, property, list->child(), blobs);
         if (!st.ok()) {
           return InvalidArgument(fmt::format("strict list property '{}' contains a null or invalid item", property));
         }

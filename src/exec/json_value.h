@@ -82,8 +82,13 @@ using utf8::ShortenForMessage;
 // `property` names the property in messages. Errors: InvalidArgument with
 // the documented message shapes ("strict property 'p' expects Utf8, got 5",
 // "property 'p' value V exceeds Int32 range", "invalid Date literal", …).
+// A Blob value becomes its cell through `blobs` (exec/blob_value.h), which
+// admits external URIs and counts them for the operation; null denies
+// every URI. Errors also: those of BlobInput::CellOf (ExternalBlobPolicy,
+// ResourceLimitExceeded).
+class BlobInput;
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
-                          ArrayBuilder* builder);
+                          ArrayBuilder* builder, BlobInput* blobs = nullptr);
 
 // Decodes standard base64 (with padding); false when malformed or not
 // canonical (non-zero bits after the last whole byte, as in "QR==").

@@ -9,6 +9,7 @@
 
 #include "columnar/builder.h"
 #include "compiler/entity_id.h"
+#include "exec/blob_value.h"
 #include "exec/json_value.h"
 #include "util/ulid.h"
 #include "util/utf8.h"
@@ -64,8 +65,9 @@ struct TableInput {
 class Loader {
  public:
   Loader(const graph::Snapshot& snapshot, const Catalog& catalog, std::string_view file,
-         LoadMode mode, const LoadProgress& progress)
-      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), file_(file), mode_(mode), progress_(progress) {}
+         LoadMode mode, const LoadProgress& progress, const ExternalBlobPolicy& blob_policy)
+      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), file_(file), mode_(mode), progress_(progress),
+        blobs_(blob_policy) {}
 
   Result<LoadPlan> Run(std::string_view data) {
     uint64_t line_no = 0;
@@ -231,8 +233,12 @@ class Loader {
         // §4.2 words a missing key apart from other missing values.
         return LineError(line_no, fmt::format("node {} is missing a non-null @key value", in->type_name));
       }
-      Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get());
-      if (!st.ok()) return LineError(line_no, st.message());
+      Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get(), &blobs_);
+      if (!st.ok()) {
+        // A refused Blob URI or a Blob budget keeps its own code and details.
+        if (st.code() != ErrorCode::kInvalidArgument) return st.WithContext(fmt::format("{}:{}", file_, line_no));
+        return LineError(line_no, st.message());
+      }
     }
     // Release the line's document, so the next line can reuse it.
     members.clear();
@@ -386,6 +392,7 @@ class Loader {
   std::string file_;
   LoadMode mode_;
   const LoadProgress& progress_;
+  BlobInput blobs_;  // admits and counts the file's external Blob URIs
   std::map<std::string, TableInput> inputs_;
   uint64_t total_ = 0;
   TableInput* last_input_ = nullptr;  // see InputOf
@@ -399,8 +406,8 @@ class Loader {
 
 Result<LoadPlan> PlanLoad(const graph::Snapshot& base, const Catalog& catalog,
                           std::string_view data, std::string_view file_name, LoadMode mode,
-                          const LoadProgress& progress) {
-  return Loader(base, catalog, file_name, mode, progress).Run(data);
+                          const LoadProgress& progress, const ExternalBlobPolicy& blob_policy) {
+  return Loader(base, catalog, file_name, mode, progress, blob_policy).Run(data);
 }
 
 }  // namespace omnigraph::exec

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "compiler/catalog.h"
+#include "exec/blob_value.h"
 #include "exec/write_delta.h"
 #include "graph/snapshot.h"
 
@@ -48,9 +49,13 @@ struct LoadPlan {
 // as an @unique violation, enum/@range/@check/@unique, dangling edge
 // endpoints, @card), KeyConflict (append: an id already committed or
 // repeated in the file; overwrite: an explicit id repeated in the file),
-// ResourceLimitExceeded (line bytes, structural tokens).
+// ResourceLimitExceeded (line bytes, structural tokens, "external Blob
+// reference cells" above 8,192 URI cells in the file, "external Blob URI
+// bytes"), ExternalBlobPolicy "<file>:<line>: blob property 'p': …" for a
+// Blob URI `blob_policy` refuses (every URI under the default Deny).
 Result<LoadPlan> PlanLoad(const graph::Snapshot& base, const compiler::Catalog& catalog,
                           std::string_view data, std::string_view file_name, LoadMode mode,
-                          const LoadProgress& progress = {});
+                          const LoadProgress& progress = {},
+                          const ExternalBlobPolicy& blob_policy = DenyExternalBlobs());
 
 }  // namespace omnigraph::exec

@@ -10,6 +10,7 @@
 
 #include "columnar/builder.h"
 #include "compiler/entity_id.h"
+#include "exec/blob_value.h"
 #include "exec/json_value.h"
 
 namespace omnigraph::exec {
@@ -52,8 +53,8 @@ struct PendingTable {
 class Planner {
  public:
   Planner(const graph::Snapshot& snapshot, const Catalog& catalog,
-          const std::map<std::string, Scalar>& params)
-      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), params_(params) {}
+          const std::map<std::string, Scalar>& params, const ExternalBlobPolicy& blob_policy)
+      : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), params_(params), blobs_(blob_policy) {}
 
   Result<MutationPlan> Run(const ir::QueryIR& query) {
     for (const ir::MutationStatement& statement : query.statements) {
@@ -100,27 +101,24 @@ class Planner {
     return it->second;
   }
 
-  // Converts a value to what the column builder of `type` accepts: Blob
-  // values arrive as "base64:<data>" text and are stored as bytes, and a
-  // float parameter stored in an integer property must be a whole number
-  // (§3.1: numeric types are inter-compatible; the builder checks the range).
-  static Result<Scalar> ForColumn(const compiler::PropertyType& type, const Scalar& value, std::string_view property) {
+  // Converts the value `v` of assignment `a` to what the column builder of
+  // its type accepts: Blob values arrive as "base64:<data>" text or a URI
+  // and are stored as their cell (exec/blob_value.h; a refused URI names the
+  // parameter that carried it), and a float parameter stored in an integer
+  // property must be a whole number (§3.1: numeric types are
+  // inter-compatible; the builder checks the range).
+  Result<Scalar> ForColumn(const ir::Assignment& a, const Scalar& value) {
+    const compiler::PropertyType& type = a.type;
     if (value.is_double() && type.is_scalar() && compiler::IsInteger(type.scalar)) {
-      return WholeNumber(value.double_value(), property);
+      return WholeNumber(value.double_value(), a.property);
     }
     if (value.is_null() || !type.is_blob()) return value;
-    const std::string& text = value.string_value();
-    constexpr std::string_view kPrefix = "base64:";
-    if (text.rfind(kPrefix, 0) != 0) {
-      return InvalidArgument(fmt::format(
-          "blob property '{}': external Blob URIs are denied by the graph's ExternalBlobPolicy (use base64: data)",
-          property));
+    auto cell = blobs_.CellOf(value.string_value(), a.property);
+    if (!cell.ok()) {
+      if (a.value.kind != ir::Value::Kind::kParam) return cell.status();
+      return cell.status().WithContext(fmt::format("parameter '{}'", a.value.param));
     }
-    std::string bytes;
-    if (!DecodeBase64(std::string_view(text).substr(kPrefix.size()), &bytes)) {
-      return InvalidArgument(fmt::format("blob property '{}': invalid base64 blob data", property));
-    }
-    return Scalar::String(std::move(bytes));
+    return Scalar::String(std::move(*cell));
   }
 
   static Result<Scalar> WholeNumber(double value, std::string_view property) {
@@ -158,7 +156,7 @@ class Planner {
         if (is_key) return InvalidArgument(fmt::format("insert missing @key property '{}'", a.property));
         return InvalidArgument(fmt::format("missing required property '{}'", a.property));
       }
-      OG_ASSIGN_OR_RETURN(image[table->Column(a.property)], ForColumn(a.type, v, a.property));
+      OG_ASSIGN_OR_RETURN(image[table->Column(a.property)], ForColumn(a, v));
     }
     std::string id;
     if (table->node && table->node->keyed()) {
@@ -235,7 +233,7 @@ class Planner {
       if (v.is_null() && !a.type.nullable) {
         return InvalidArgument(fmt::format("non-nullable property '{}' cannot be set to null", a.property));
       }
-      OG_ASSIGN_OR_RETURN(Scalar stored, ForColumn(a.type, v, a.property));
+      OG_ASSIGN_OR_RETURN(Scalar stored, ForColumn(a, v));
       assigned.emplace_back(table->Column(a.property), std::move(stored));
     }
     return ForEachMatch(*table, *s.where, [&](const std::string& id, RowImage image) -> Status {
@@ -320,6 +318,7 @@ class Planner {
   const graph::GraphState& base_;
   const Catalog& catalog_;
   const std::map<std::string, Scalar>& params_;
+  BlobInput blobs_;  // admits and counts the query's external Blob URIs
   std::map<std::string, PendingTable> tables_;
   uint64_t affected_nodes_ = 0;
   uint64_t affected_edges_ = 0;
@@ -329,9 +328,10 @@ class Planner {
 }  // namespace
 
 Result<MutationPlan> PlanMutation(const graph::Snapshot& base, const Catalog& catalog,
-                                  const ir::QueryIR& query, const std::map<std::string, Scalar>& params) {
+                                  const ir::QueryIR& query, const std::map<std::string, Scalar>& params,
+                                  const ExternalBlobPolicy& blob_policy) {
   if (!query.is_mutation) return InvalidArgument(fmt::format("query '{}' is not a mutation", query.name));
-  return Planner(base, catalog, params).Run(query);
+  return Planner(base, catalog, params, blob_policy).Run(query);
 }
 
 }  // namespace omnigraph::exec

@@ -12,6 +12,7 @@
 #include "columnar/scalar.h"
 #include "compiler/catalog.h"
 #include "compiler/query_ir.h"
+#include "exec/blob_value.h"
 #include "exec/write_delta.h"
 #include "graph/snapshot.h"
 
@@ -31,8 +32,12 @@ struct MutationPlan {
 // (including `__nanograph_now` when the query uses now()).
 // Errors: InvalidArgument for run-time failures ("parameter 'x' not
 // provided", "insert missing @key property 'p'", a value that does not fit
-// its property), ResourceLimitExceeded.
+// its property), ResourceLimitExceeded (also "external Blob reference
+// cells" above 8,192 URI cells), ExternalBlobPolicy for a Blob URI
+// `blob_policy` refuses ("parameter '<p>': blob property '<q>': …" when a
+// parameter carried it; every URI under the default Deny).
 Result<MutationPlan> PlanMutation(const graph::Snapshot& base, const compiler::Catalog& catalog, const compiler::ir::QueryIR& query,
-                                  const std::map<std::string, Scalar>& params);
+                                  const std::map<std::string, Scalar>& params,
+                                  const ExternalBlobPolicy& blob_policy = DenyExternalBlobs());
 
 }  // namespace omnigraph::exec

@@ -26,6 +26,8 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kChangeFeedGap: return "change_feed_gap";
     case ErrorCode::kChangeCursorRejected: return "change_cursor_rejected";
     case ErrorCode::kChangeDiffRefused: return "change_diff_refusal";
+    case ErrorCode::kExternalBlobPolicy: return "external_blob_policy";
+    case ErrorCode::kBlobRangeNotSatisfiable: return "blob_range_not_satisfiable";
   }
   return "unknown";
 }
@@ -34,7 +36,8 @@ int HttpStatusOf(ErrorCode code) {
   switch (code) {
     case ErrorCode::kOk: return 200;
     case ErrorCode::kInvalidArgument:
-    case ErrorCode::kChangeCursorRejected: return 400;
+    case ErrorCode::kChangeCursorRejected:
+    case ErrorCode::kExternalBlobPolicy: return 400;
     case ErrorCode::kNotFound: return 404;
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kCommitConflict:
@@ -47,6 +50,7 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kChangeFeedGap: return 410;
     case ErrorCode::kPreconditionFailed: return 412;
     case ErrorCode::kResourceLimitExceeded: return 413;
+    case ErrorCode::kBlobRangeNotSatisfiable: return 416;
     // BR-7: a reclaimed pin is a 500 on read routes; change routes turn it
     // into a ChangeFeedGap (410) first.
     case ErrorCode::kVersionReclaimed:

@@ -66,6 +66,14 @@ enum class ErrorCode : uint16_t {
   // A commit diff is refused: genesis, or an unprovable schema boundary
   // (409; BR-10.1 `change_diff_refusal`).
   kChangeDiffRefused,
+  // An external Blob URI is refused by the graph's ExternalBlobPolicy or is
+  // malformed (400; engine.md §9 `ExternalBlobPolicy{uri, reason}`; details
+  // uri and reason).
+  kExternalBlobPolicy,
+  // A Blob byte range starts at or past the end of a non-empty value (416;
+  // engine.md §9 `BlobRangeNotSatisfiable{start, end, length}`; details
+  // start, end and length as decimal text).
+  kBlobRangeNotSatisfiable,
 };
 
 // Stable snake_case name of a code, e.g. "key_conflict".

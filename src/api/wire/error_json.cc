@@ -100,6 +100,13 @@ void AddDetail(const Status& status, Json* body) {
       (*body)["change_diff_refusal"] = std::move(detail);
       return;
     }
+    case ErrorCode::kBlobRangeNotSatisfiable: {
+      auto start = Count(Detail(status, "start")), end = Count(Detail(status, "end"));
+      auto length = Count(Detail(status, "length"));
+      if (!start || !end || !length) return;
+      (*body)["blob_range"] = Json{{"start", *start}, {"end", *end}, {"length", *length}};
+      return;
+    }
     case ErrorCode::kConflict: {
       // BR-12.4: publishing an unattached snapshot.
       auto reason = Detail(status, "commit_refusal"), commit = Detail(status, "graph_commit_id");
@@ -126,7 +133,11 @@ std::optional<std::string_view> WireErrorCode(ErrorCode code) {
     case ErrorCode::kConflict:
     case ErrorCode::kMergeConflicts:
     case ErrorCode::kChangeDiffRefused: return "conflict";
-    case ErrorCode::kChangeCursorRejected: return "bad_request";
+    case ErrorCode::kChangeCursorRejected:
+    case ErrorCode::kExternalBlobPolicy: return "bad_request";
+    // 416 carries its `blob_range` detail; clients know a bad range as a
+    // bad request.
+    case ErrorCode::kBlobRangeNotSatisfiable: return "bad_request";
     // The closed enum has no code of its own for 412 and 410: BR-8 and
     // server.md §1.5 identify those outcomes by status and detail alone.
     case ErrorCode::kPreconditionFailed:

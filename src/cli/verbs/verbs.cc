@@ -8,6 +8,7 @@ void RegisterVerbs(CLI::App& app, Context& context) {
   RegisterQuery(app, context);
   RegisterMutate(app, context);
   RegisterExport(app, context);
+  RegisterBlob(app, context);
   RegisterSnapshot(app, context);
   RegisterSchema(app, context);
   RegisterLint(app, context);

@@ -36,6 +36,7 @@ void RegisterLoad(CLI::App& app, Context& context);      // load: strict NDJSON 
 void RegisterQuery(CLI::App& app, Context& context);     // query: run a read query
 void RegisterMutate(CLI::App& app, Context& context);    // mutate: run a mutation
 void RegisterExport(CLI::App& app, Context& context);    // export: NDJSON export
+void RegisterBlob(CLI::App& app, Context& context);      // blob get / stat
 void RegisterSnapshot(CLI::App& app, Context& context);  // snapshot: datasets a branch reads
 void RegisterSchema(CLI::App& app, Context& context);    // schema show / plan / apply
 void RegisterLint(CLI::App& app, Context& context);      // lint: check queries against a schema

@@ -22,6 +22,8 @@ struct LoadRequest {
   std::string branch = "main";
   std::optional<std::string> actor_id;
   LoadProgress progress;
+  // Admits external Blob URIs (default: deny every one). REQUIRES: outlives the call.
+  const ExternalBlobPolicy* blob_policy = nullptr;
 };
 
 struct LoadOutcome {

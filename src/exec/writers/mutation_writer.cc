@@ -107,7 +107,8 @@ Result<MutationOutcome> RunMutation(graph::GraphStore& graph, CatalogCache& cata
       }
     }
     const graph::WriteTxn& txn = rebased ? *rebased : captured;
-    OG_ASSIGN_OR_RETURN(MutationPlan plan, PlanMutation(txn.base(), *catalog, query, ParamScalars(params)));
+    OG_ASSIGN_OR_RETURN(MutationPlan plan, PlanMutation(txn.base(), *catalog, query, ParamScalars(params),
+                                                         r.blob_policy ? *r.blob_policy : DenyExternalBlobs()));
     outcome.branch = txn.ref().branch;
     outcome.query_name = query.name;
     outcome.affected_nodes = plan.affected_nodes;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "exec/blob_value.h"
 #include "exec/catalog_cache.h"
 #include "graph/graph_store.h"
 
@@ -24,6 +25,8 @@ struct MutationRequest {
   std::optional<std::string> if_commit;
   std::optional<std::string> actor_id;
   int64_t now_ms = 0;  // now(), taken once per request
+  // Admits external Blob URIs (default: deny every one). REQUIRES: outlives the call.
+  const ExternalBlobPolicy* blob_policy = nullptr;
 };
 
 struct MutationOutcome {
