@@ -411,5 +411,23 @@ TEST_F(BlobTest, NullAndEmptySurviveAThreeWayMerge) {
   EXPECT_EQ(conflict.status().code(), ErrorCode::kMergeConflicts) << conflict.status().ToString();
 }
 
+// A merged external reference stays a reference (engine.md §4.6: external
+// blob references stay external).
+TEST_F(BlobTest, AMergedExternalReferenceStaysExternal) {
+  graph_->set_external_blob_policy(
+      *exec::ExternalBlobPolicy::Allow({{"s3://assets-bucket/k", exec::ExternalBlobScope::kServerSafe}}));
+  ASSERT_TRUE(graph_->BranchCreate("ext").ok());
+  ASSERT_TRUE(graph_->Mutate(kMutations, "m.gq", "set_body", R"({"slug":"c","body":"s3://assets-bucket/k/c"})", "ext").ok());
+  ASSERT_TRUE(graph_->Mutate(kMutations, "m.gq", "set_body", R"({"slug":"d","body":"base64:"})").ok());
+  auto merged = graph_->BranchMerge("ext", "main");
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(merged->outcome, "merged");
+  auto stat = graph_->BlobStat(Doc("c"));
+  ASSERT_TRUE(stat.ok()) << stat.status().ToString();
+  EXPECT_TRUE(stat->external);
+  EXPECT_EQ(*stat->uri, "s3://assets-bucket/k/c");
+  EXPECT_EQ(*graph_->BlobStat(Doc("d"))->size, 0u);
+}
+
 }  // namespace
 }  // namespace omnigraph::api

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "api/omnigraph.h"
 #include "support/cli_runner.h"
 
 namespace omnigraph::cli {
@@ -142,6 +143,37 @@ TEST_F(BlobCliTest, TheCliAdmitsNoExternalUris) {
   EXPECT_NE(exported.out.find("\"doc\":\"base64:\""), std::string::npos);
   EXPECT_NE(exported.out.find("\"doc\":\"base64:aGk=\""), std::string::npos);
   EXPECT_NE(exported.out.find("\"doc\":null"), std::string::npos);
+}
+
+// An external value (admitted through the embedded API, which has an
+// allow-list): stat names its URI; get prints the URI and exits non-zero.
+TEST_F(BlobCliTest, AnExternalBlobIsStattedAndRefusedByGet) {
+  {
+    auto graph = api::Omnigraph::Open(dir_.path() + "/g");
+    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+    auto policy = exec::ExternalBlobPolicy::Allow({{"s3://assets/k", exec::ExternalBlobScope::kServerSafe}});
+    ASSERT_TRUE(policy.ok());
+    (*graph)->set_external_blob_policy(*policy);
+    auto loaded = (*graph)->Load("{\"type\":\"Item\",\"data\":{\"sku\":\"i005\",\"grp\":2,\"doc\":\"s3://assets/k/a.pdf\"}}\n",
+                                 "ext.jsonl", api::LoadMode::kMerge);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  }
+  CliRun stat = Run("blob stat node Item i005 doc --store g --json");
+  ASSERT_EQ(stat.rc, 0) << stat.err;
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(stat.out);
+  EXPECT_EQ(doc["kind"], "external");
+  EXPECT_EQ(doc["uri"], "s3://assets/k/a.pdf");
+  EXPECT_FALSE(doc.contains("size"));
+  EXPECT_FALSE(doc.contains("etag"));
+
+  CliRun get = Run("blob get node Item i005 doc --store g --out never.bin");
+  EXPECT_EQ(get.rc, 1);
+  EXPECT_EQ(get.out, "s3://assets/k/a.pdf\n");
+  EXPECT_EQ(get.err,
+            "error: blob property 'Item.doc' of node 'i005' is an external blob; its bytes are at s3://assets/k/a.pdf\n");
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/never.bin"));
+  // Export writes the URI.
+  EXPECT_NE(Run("export --store g --type Item").out.find("\"doc\":\"s3://assets/k/a.pdf\""), std::string::npos);
 }
 
 }  // namespace
