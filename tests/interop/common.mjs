@@ -182,3 +182,16 @@ export async function readPinnedTable(db, lanceDir, graphDir, t, name) {
     ref,
   };
 }
+
+// run(args): the omnigraph CLI's stdout; a failure ends the script naming
+// the command and its stderr.
+export function cliRunner(cli) {
+  return (args) => {
+    const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 28 });
+    if (r.status !== 0) {
+      console.error(`omnigraph ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+      process.exit(1);
+    }
+    return r.stdout;
+  };
+}

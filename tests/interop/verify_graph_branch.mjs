@@ -16,8 +16,7 @@
 //   node verify_graph_branch.mjs WORK_DIR OMNIGRAPH_CLI
 import fs from "node:fs";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
-import { connect, firstDifference, openRef, readPinnedTable, tableRows } from "./common.mjs";
+import { cliRunner, connect, firstDifference, openRef, readPinnedTable, tableRows } from "./common.mjs";
 
 const [dir, cli] = process.argv.slice(2);
 fs.rmSync(dir, { recursive: true, force: true });
@@ -51,14 +50,7 @@ fs.writeFileSync(path.join(dir, "seed.jsonl"), seed.map((r) => JSON.stringify(r)
 fs.writeFileSync(path.join(dir, "mutations.gq"), mutations);
 const graph = path.join(dir, "g");
 
-function run(args) {
-  const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) {
-    console.error(`omnigraph ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-    process.exit(1);
-  }
-  return r.stdout;
-}
+const run = cliRunner(cli);
 const mutate = (branch, name, params) =>
   run(["mutate", "--store", graph, "--query", path.join(dir, "mutations.gq"), "--branch", branch, name,
        "--params", JSON.stringify(params)]);

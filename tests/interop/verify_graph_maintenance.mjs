@@ -5,8 +5,7 @@
 //   node verify_graph_maintenance.mjs WORK_DIR OMNIGRAPH_CLI
 import fs from "node:fs";
 import path from "node:path";
-import { spawnSync } from "node:child_process";
-import { connect, firstDifference, readPinnedTable, tableRows } from "./common.mjs";
+import { cliRunner, connect, firstDifference, readPinnedTable, tableRows } from "./common.mjs";
 
 const [dir, cli] = process.argv.slice(2);
 fs.rmSync(dir, { recursive: true, force: true });
@@ -45,14 +44,7 @@ query tag($label: String) { insert Tag { label: $label } }
 for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
 const graph = path.join(dir, "g");
 
-function run(args) {
-  const r = spawnSync(cli, args, { encoding: "utf8", maxBuffer: 1 << 28 });
-  if (r.status !== 0) {
-    console.error(`omnigraph ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-    process.exit(1);
-  }
-  return r.stdout;
-}
+const run = cliRunner(cli);
 const mutate = (file, name, params) =>
   run(["mutate", "--store", graph, "--query", path.join(dir, file), name, "--params", JSON.stringify(params)]);
 

@@ -134,23 +134,24 @@ Result<std::vector<graph::Effect>> ApplyEffects(const graph::WriteTxn& txn, cons
     return Status::OK();
   };
 
+  // Each desired type of one kind, with the accepted type of its id.
   std::set<std::string> kept;
-  for (const compiler::NodeType& node : desired.nodes()) {
-    const compiler::NodeType* before = nullptr;
-    for (const compiler::NodeType& a : accepted.nodes()) if (a.stable_id == node.stable_id) before = &a;
-    std::string before_key = before ? before->TableKey() : "";
-    if (before) kept.insert(before_key);
-    OG_RETURN_IF_ERROR(desired_table(node.TableKey(), node.stable_id, before ? &before_key : nullptr,
-                                     desired.NodeTableSchema(node)));
-  }
-  for (const compiler::EdgeType& edge : desired.edges()) {
-    const compiler::EdgeType* before = nullptr;
-    for (const compiler::EdgeType& a : accepted.edges()) if (a.stable_id == edge.stable_id) before = &a;
-    std::string before_key = before ? before->TableKey() : "";
-    if (before) kept.insert(before_key);
-    OG_RETURN_IF_ERROR(desired_table(edge.TableKey(), edge.stable_id, before ? &before_key : nullptr,
-                                     desired.EdgeTableSchema(edge)));
-  }
+  auto each_type = [&](const auto& desired_types, const auto& accepted_types, auto table_schema) -> Status {
+    for (const auto& type : desired_types) {
+      std::string before_key;
+      for (const auto& a : accepted_types) {
+        if (a.stable_id == type.stable_id) before_key = a.TableKey();
+      }
+      if (!before_key.empty()) kept.insert(before_key);
+      OG_RETURN_IF_ERROR(desired_table(type.TableKey(), type.stable_id, before_key.empty() ? nullptr : &before_key,
+                                       table_schema(type)));
+    }
+    return Status::OK();
+  };
+  OG_RETURN_IF_ERROR(each_type(desired.nodes(), accepted.nodes(),
+                               [&](const compiler::NodeType& t) { return desired.NodeTableSchema(t); }));
+  OG_RETURN_IF_ERROR(each_type(desired.edges(), accepted.edges(),
+                               [&](const compiler::EdgeType& t) { return desired.EdgeTableSchema(t); }));
   for (const auto& [key, entry] : txn.state().tables) {
     if (!kept.count(key)) effects.push_back(graph::RetireTable{key, entry.identity});
   }
