@@ -724,7 +724,7 @@ TEST_F(CliBadInputTest, ExitCodesAndLocatedErrors) {
   // A word that names no command says which; extras keep their order.
   const std::string more = "Run with --help or --help-all for more information.\n";
   EXPECT_EQ(Run("--store g frobnicate x").err, "error: unknown command 'frobnicate'\n" + more);
-  ExpectFailure("schema plan g --schema schema.pg", 2, "error: unknown command 'schema plan'\n" + more);
+  ExpectFailure("schema diff g --schema schema.pg", 2, "error: unknown command 'schema diff'\n" + more);
   EXPECT_EQ(Run("branch rename --uri g X").err, "error: unknown command 'branch rename'\n" + more);
   EXPECT_EQ(Run("commit changes --uri g X").err, "error: commit 'X' not found\n");
   ExpectFailure("query count_all --store g --query q.gq one two", 2, "error: unexpected arguments: one two\n" + more);
