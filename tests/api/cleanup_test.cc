@@ -382,5 +382,32 @@ TEST_F(CleanupTest, AFeedOverReclaimedCommitsIsAGapAndABaselineResumes) {
   EXPECT_EQ(resumed->blocks[0].cause.graph_commit_id, post.id);
 }
 
+// Archived history: every 32 commits the buffer becomes a segment, and a
+// segment absorbs its parent while the parent's level is not higher, so a
+// linear history of 200 commits wrote segments that a later merge copied.
+// Once the versions naming them are gone, cleanup removes exactly those
+// duplicates; the commit list, from this handle and a new one, is unchanged.
+TEST_F(CleanupTest, SupersededHistorySegmentsGoAndTheHistoryStaysWhole) {
+  for (int i = 0; i < 200; ++i) InsertPerson("p" + std::to_string(i), i % 90);
+  auto before = db().ListCommits();
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->size(), 202u);  // genesis, the fixture load, 200 inserts
+  const fs::path segments = fs::path(uri()) / "__history" / "segments";
+  const auto count_segments = [&] {
+    return static_cast<size_t>(std::distance(fs::directory_iterator(segments), fs::directory_iterator()));
+  };
+  const size_t written = count_segments();
+  graph::CleanupReport report = Clean(1);
+  const graph::DatasetCleanup& manifest = Dataset(report, "__manifest");
+  EXPECT_GT(manifest.history_segments_removed, 0u);
+  EXPECT_EQ(count_segments(), written - manifest.history_segments_removed);
+  EXPECT_EQ(IdsOf(*db().ListCommits()), IdsOf(*before));
+  auto reopened = api::Omnigraph::Open(uri());
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ(IdsOf(*(*reopened)->ListCommits()), IdsOf(*before));
+  // A second run finds nothing more to remove.
+  EXPECT_EQ(Dataset(Clean(1), "__manifest").history_segments_removed, 0u);
+}
+
 }  // namespace
 }  // namespace omnigraph::testing

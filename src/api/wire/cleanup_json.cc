@@ -23,6 +23,7 @@ Json CleanupJson(const std::string& uri, const graph::CleanupPolicy& policy, con
     entry["foreign_versions"] = d.foreign_versions;
     entry["location"] = d.location;
     entry["orphan_files_removed"] = d.orphan_files_removed;
+    entry["history_segments_removed"] = d.history_segments_removed;
     datasets.push_back(std::move(entry));
   }
   doc["datasets"] = std::move(datasets);

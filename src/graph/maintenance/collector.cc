@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "graph/history/history_segments.h"
+#include "graph/layout.h"
 #include "graph/maintenance/inventory.h"
 #include "graph/write/write_txn.h"
 #include "util/failpoint.h"
@@ -159,6 +161,40 @@ Status DeleteIfPresent(ObjectStore& store, const std::string& key) {
   Status st = store.Delete(key);
   if (st.code() == ErrorCode::kNotFound) return Status::OK();
   return st;
+}
+
+// Superseded history segments (history_segments.h): a level merge copies
+// its parent's records into the new segment, which then names the
+// parent's parents, so the absorbed parent is reachable from no
+// `__manifest` version published after it. Once the versions that named it
+// are swept it is a duplicate nobody reads. Kept: every segment reachable
+// (through parents) from a version that survives this run. Nothing is
+// deleted when a reachable segment cannot be read (a gap must stay visible,
+// never grow). REQUIRES: a confirmed run holds every live branch's writers
+// lock, so no publication is about to name a segment it just wrote.
+Status SweepHistorySegments(GraphStore& graph, const std::vector<std::string>& named, bool confirm,
+                            DatasetCleanup* stats) {
+  std::set<std::string> reachable;
+  std::vector<std::string> pending = named;
+  while (!pending.empty()) {
+    std::string id = std::move(pending.back());
+    pending.pop_back();
+    if (!reachable.insert(id).second) continue;
+    auto segment = graph.history().Read(id);
+    if (!segment.ok()) return Status::OK();  // a gap: leave everything as it is
+    for (const std::string& parent : (*segment)->parents) pending.push_back(parent);
+  }
+  ObjectStore& store = *graph.store();
+  OG_ASSIGN_OR_RETURN(std::vector<ObjectMeta> files, store.List(graph.Key(layout::kHistorySegmentsDir)));
+  for (const ObjectMeta& file : files) {
+    std::string name = file.path.substr(file.path.rfind('/') + 1);
+    if (name.size() <= 5 || name.substr(name.size() - 5) != ".hist") continue;
+    if (reachable.count(name.substr(0, name.size() - 5))) continue;
+    if (confirm) OG_RETURN_IF_ERROR(DeleteIfPresent(store, file.path));
+    ++stats->history_segments_removed;
+    stats->bytes_removed += file.size;
+  }
+  return Status::OK();
 }
 
 // Removes the files of `files` not in `marked` (each once, counted into
@@ -498,6 +534,15 @@ Result<CleanupReport> RunCleanup(GraphStore& graph, const CleanupPolicy& policy)
         }
       }
     }
+    std::vector<std::string> named_segments;
+    for (auto& [ref, p] : tree_plans) {
+      for (const auto& [v, version] : p.tree->versions) {
+        if (!p.retained.count(v)) continue;
+        named_segments.insert(named_segments.end(), version.state->history_segments.begin(),
+                              version.state->history_segments.end());
+      }
+    }
+    OG_RETURN_IF_ERROR(SweepHistorySegments(graph, named_segments, policy.confirm, &manifest_stats));
   }
   report.datasets.push_back(std::move(manifest_stats));
   for (DatasetCleanup& s : table_stats) report.datasets.push_back(std::move(s));

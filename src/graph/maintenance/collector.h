@@ -95,6 +95,9 @@ struct DatasetCleanup {
   uint64_t unpublished_manifests = 0; // of manifests_removed: dead staging
   uint64_t unpublished_bytes = 0;     // of bytes_removed: dead staging
   uint64_t orphan_files_removed = 0;  // files no manifest named, past the grace
+  // `__manifest` only: archived history segments a level merge superseded
+  // (their records live on in the segment that absorbed them).
+  uint64_t history_segments_removed = 0;
   uint64_t foreign_versions = 0;      // linear versions above the last linear version
   std::optional<std::string> error;   // why this dataset was skipped or stopped
 };
