@@ -3,7 +3,11 @@
 // 10,000 commits, with optimize). A harness printing percentiles; figures
 // and the command live in docs/benchmarks.md, "Optimize".
 //
-//   ./build/bench/optimize_bench [--inserts N] [--every K]
+//   ./build/bench/optimize_bench [--inserts N] [--every K] [--base-persons P --base-knows E]
+//
+// With a base, the inserts go on a graph first loaded with P Person rows
+// and E Knows edges (--base-persons 100000 --base-knows 500000 --every 10000
+// times one optimize of that graph after 10,000 small commits).
 //
 // N one-row insert mutations (default 10,000), each its own commit, with
 // optimize after every K of them (default 1,000; 0 = never). Prints the
@@ -28,6 +32,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kSchema = R"(node Person { name: String @key  age: I32? }
+edge Knows: Person -> Person
 )";
 
 constexpr std::string_view kInsert = R"(
@@ -51,7 +56,20 @@ size_t PersonFragments(api::Omnigraph& g) {
   return ds.ok() ? ds->manifest().fragments.size() : 0;
 }
 
-int Run(int inserts, int every) {
+// One overwrite load of `persons` Person rows ("b<i>") and `knows` Knows
+// edges (b<i> -> b<(i * 7 + k) % persons>), the base graph the inserts go on.
+Status LoadBase(api::Omnigraph& g, int persons, int knows) {
+  if (persons <= 0) return Status::OK();
+  std::string rows;
+  for (int i = 0; i < persons; ++i) rows += fmt::format(R"({{"type":"Person","data":{{"name":"b{}","age":{}}}}})" "\n", i, i % 90);
+  for (int k = 0; k < knows; ++k) {
+    int from = k % persons, to = (from * 7 + k / persons + 1) % persons;
+    rows += fmt::format(R"({{"edge":"Knows","from":"b{}","to":"b{}"}})" "\n", from, to);
+  }
+  return g.Load(rows, "base.jsonl", api::LoadMode::kOverwrite).status();
+}
+
+int Run(int inserts, int every, int base_persons, int base_knows) {
   const char* parent = std::getenv("OMNIGRAPH_BENCH_DIR");
   std::filesystem::path dir = std::filesystem::absolute(parent && *parent ? parent : "bench-scratch") / "optimize";
   std::filesystem::remove_all(dir);
@@ -61,13 +79,17 @@ int Run(int inserts, int every) {
     fmt::print(stderr, "init: {}\n", g.status().ToString());
     return 1;
   }
+  if (Status loaded = LoadBase(**g, base_persons, base_knows); !loaded.ok()) {
+    fmt::print(stderr, "base load: {}\n", loaded.ToString());
+    return 1;
+  }
   const int block = every > 0 ? every : 1000;
   std::vector<double> samples;
   fmt::print("inserts {} optimize every {}\n", inserts, every);
   fmt::print("{:>12} {:>8} {:>8} {:>8} {:>12} {:>10}\n", "block", "p50 ms", "p90 ms", "p99 ms", "optimize ms",
              "fragments");
   for (int i = 0; i < inserts; ++i) {
-    std::string params = fmt::format(R"({{"name":"p{}","age":{}}})", i, i % 100);
+    std::string params = fmt::format(R"({{"name":"n{}","age":{}}})", i, i % 100);
     auto start = Clock::now();
     auto done = (*g)->Mutate(kInsert, "insert.gq", "add_person", params);
     samples.push_back(Ms(Clock::now() - start));
@@ -101,10 +123,13 @@ int Run(int inserts, int every) {
 int main(int argc, char** argv) {
   int inserts = 10'000;
   int every = 1'000;
+  int base_persons = 0, base_knows = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--inserts") inserts = std::atoi(argv[i + 1]);
     else if (flag == "--every") every = std::atoi(argv[i + 1]);
+    else if (flag == "--base-persons") base_persons = std::atoi(argv[i + 1]);
+    else if (flag == "--base-knows") base_knows = std::atoi(argv[i + 1]);
   }
-  return omnigraph::bench::Run(inserts, every);
+  return omnigraph::bench::Run(inserts, every, base_persons, base_knows);
 }
