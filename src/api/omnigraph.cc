@@ -306,7 +306,10 @@ Result<exec::QueryResult> Omnigraph::QueryAt(const std::string& branch, uint64_t
 
 Result<std::string> Omnigraph::Export(const ReadTarget& target, const std::vector<std::string>& types) {
   OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, Resolve(target));
-  // A past snapshot exports under the current accepted schema (BR-7).
+  // A branch head holds the accepted schema (schema apply refuses while a
+  // non-main branch is live), so only a past snapshot needs binding to it
+  // (BR-7), and only it pays for reading main's head.
+  if (!target.snapshot) return exec::ExportGraph(snapshot, types);
   OG_ASSIGN_OR_RETURN(graph::Snapshot current, graph_->Latest());
   OG_ASSIGN_OR_RETURN(auto catalog, catalogs_.CatalogFor(current.state()));
   OG_ASSIGN_OR_RETURN(graph::Snapshot bound, exec::BindToCatalog(snapshot, *catalog));

@@ -129,6 +129,12 @@ TEST_F(SchemaApplyTest, ApplyIsMetadataOnlyAndReadsCarryOver) {
   // Time travel before the apply reads the old values under the new names.
   EXPECT_EQ(Rows("people", "{}", ReadTarget{"main", before}),
             (std::vector<std::string>{R"("alice",30,"paris",null)", R"("bob",25,null,null)"}));
+  // So does an export of it: the renamed column, the added one as null.
+  auto past = graph_->Export(ReadTarget{"main", before}, {"Person"});
+  ASSERT_TRUE(past.ok()) << past.status().ToString();
+  EXPECT_EQ(*past,
+            R"({"type":"Person","data":{"id":"alice","city":"paris","email":null,"name":"alice","years":30}})" "\n"
+            R"({"type":"Person","data":{"id":"bob","city":null,"email":null,"name":"bob","years":25}})" "\n");
   EXPECT_EQ(graph_->SchemaSource().value(), kRenamed);
 }
 
