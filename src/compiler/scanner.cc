@@ -3,15 +3,15 @@
 #include <algorithm>
 
 #include "compiler/source.h"
+#include "util/utf8.h"
 
 namespace omnigraph::compiler {
 
 namespace {
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
 bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsAlnum(char c) { return IsDigit(c) || IsLower(c) || IsUpper(c); }
+bool IsAlnum(char c) { return utf8::IsAsciiDigit(c) || IsLower(c) || IsUpper(c); }
 
 }  // namespace
 
@@ -214,7 +214,7 @@ bool Scanner::Integer(std::string* out) {
   size_t saved = pos_;
   SkipTrivia();
   size_t start = pos_;
-  while (pos_ < src_.size() && IsDigit(src_[pos_])) ++pos_;
+  while (pos_ < src_.size() && utf8::IsAsciiDigit(src_[pos_])) ++pos_;
   if (pos_ == start) return Fail("integer", saved, start);
   *out = std::string(src_.substr(start, pos_ - start));
   return true;
@@ -227,10 +227,10 @@ bool Scanner::Decimal(std::string* out, bool signed_value, std::string_view what
   size_t p = pos_;
   if (signed_value && p < src_.size() && src_[p] == '-') ++p;
   size_t digits = p;
-  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  while (p < src_.size() && utf8::IsAsciiDigit(src_[p])) ++p;
   if (p == digits || p >= src_.size() || src_[p] != '.') return Fail(what, saved, start);
   size_t frac = ++p;
-  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  while (p < src_.size() && utf8::IsAsciiDigit(src_[p])) ++p;
   if (p == frac) return Fail(what, saved, start);
   pos_ = p;
   *out = std::string(src_.substr(start, pos_ - start));
@@ -265,7 +265,7 @@ bool Scanner::SignedInteger(std::string* out) {
   size_t p = pos_;
   if (p < src_.size() && src_[p] == '-') ++p;
   size_t digits = p;
-  while (p < src_.size() && IsDigit(src_[p])) ++p;
+  while (p < src_.size() && utf8::IsAsciiDigit(src_[p])) ++p;
   if (p == digits) return Fail("number", saved, start);
   pos_ = p;
   *out = std::string(src_.substr(start, pos_ - start));

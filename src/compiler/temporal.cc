@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "util/utf8.h"
+
 namespace omnigraph::compiler {
 
 namespace {
@@ -32,13 +34,12 @@ void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *y = year + (*m <= 2 ? 1 : 0);
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Reads between `min` and `max` digits at `*pos`.
 bool ReadNumber(std::string_view s, size_t* pos, size_t min, size_t max, int64_t* out) {
   size_t start = *pos;
   int64_t v = 0;
-  while (*pos < s.size() && *pos - start < max && IsDigit(s[*pos])) {
+  while (*pos < s.size() && *pos - start < max && utf8::IsAsciiDigit(s[*pos])) {
     v = v * 10 + (s[*pos] - '0');
     ++*pos;
   }
@@ -89,7 +90,7 @@ int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
 
 std::optional<int32_t> ParseDate(std::string_view text) {
   // YYYYMMDD
-  if (text.size() == 8 && std::all_of(text.begin(), text.end(), IsDigit)) {
+  if (text.size() == 8 && std::all_of(text.begin(), text.end(), utf8::IsAsciiDigit)) {
     int64_t y = std::stoll(std::string(text.substr(0, 4)));
     int64_t m = std::stoll(std::string(text.substr(4, 2)));
     int64_t d = std::stoll(std::string(text.substr(6, 2)));
@@ -135,7 +136,7 @@ std::optional<int64_t> ParseDateTime(std::string_view text) {
       ++p;
       size_t start = p;
       int64_t scale = 100;
-      while (p < text.size() && IsDigit(text[p])) {
+      while (p < text.size() && utf8::IsAsciiDigit(text[p])) {
         ms += (text[p] - '0') * scale;
         scale /= 10;
         ++p;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "lance/value_decoders.h"
@@ -23,10 +24,6 @@ constexpr uint64_t kMaxChunkValues = 1 << 16;
 // further, which the floor absorbs for pages of realistic size.
 constexpr uint64_t kMaxExpansion = 1024;
 constexpr uint64_t kExpansionFloor = 256ull << 20;
-
-int BitLength(uint64_t v) {
-  return v == 0 ? 0 : 64 - __builtin_clzll(v);
-}
 
 template <typename RepeatedLayers>
 Status ParseLayers(const RepeatedLayers& proto, std::vector<Layer>* layers, std::string_view where) {
@@ -224,8 +221,8 @@ Status DecodeFullZip(const pb::FullZipLayout& fz, const LeafPath& path, const st
   const LayerInfo info = LayerInfo::Of(page->layers);
   const LeafShape& shape = path.shape;
   const uint32_t bits_rep = fz.bits_rep(), bits_def = fz.bits_def();
-  if (bits_rep > 16 || bits_def > 16 || bits_rep < static_cast<uint32_t>(BitLength(info.max_rep)) ||
-      bits_def < static_cast<uint32_t>(BitLength(info.max_def))) {
+  if (bits_rep > 16 || bits_def > 16 || bits_rep < static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(info.max_rep))) ||
+      bits_def < static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(info.max_def)))) {
     return CorruptData(fmt::format("{}: full-zip control word of {}+{} bits for max rep {} and max def {}", where,
                                    bits_rep, bits_def, info.max_rep, info.max_def));
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "encodings21.pb.h"
@@ -19,10 +20,6 @@ inline uint64_t Pad8(uint64_t n) {
 void ResetBuffers(EncodedPage* page, size_t count);
 inline uint64_t Pad4(uint64_t n) {
   return (n + 3) & ~uint64_t{3};
-}
-
-int BitLength(uint64_t v) {
-  return v == 0 ? 0 : 64 - __builtin_clzll(v);
 }
 
 void SetFlat(pb::CompressiveEncoding* enc, uint64_t bits) {
@@ -320,8 +317,8 @@ void EncodeFullZip(const PageInput& in, EncodedPage* out) {
   const LeafValues& values = *in.values;
   const LeafShape& shape = values.shape();
   const LayerInfo info = LayerInfo::Of(*in.layers);
-  const int bits_rep = in.rep != nullptr ? BitLength(static_cast<uint64_t>(info.max_rep)) : 0;
-  const int bits_def = in.def != nullptr ? BitLength(static_cast<uint64_t>(info.max_def)) : 0;
+  const int bits_rep = in.rep != nullptr ? static_cast<int>(std::bit_width(static_cast<uint64_t>(info.max_rep))) : 0;
+  const int bits_def = in.def != nullptr ? static_cast<int>(std::bit_width(static_cast<uint64_t>(info.max_def))) : 0;
   const int control_bits = bits_rep + bits_def;
   const uint64_t control_bytes = control_bits == 0 ? 0 : control_bits <= 8 ? 1 : control_bits <= 16 ? 2 : 4;
   const bool variable = shape.kind == LeafKind::kVar;

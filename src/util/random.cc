@@ -20,14 +20,9 @@ std::mt19937_64 SeededGenerator() {
 }
 
 std::mt19937_64& ThreadGenerator() {
-  static const bool registered = [] {
-    pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1, std::memory_order_relaxed); });
-    return true;
-  }();
-  (void)registered;
-  thread_local uint64_t seeded_generation = fork_generation.load(std::memory_order_relaxed);
+  thread_local uint64_t seeded_generation = ForkGeneration();
   thread_local std::mt19937_64 generator = SeededGenerator();
-  uint64_t generation = fork_generation.load(std::memory_order_relaxed);
+  uint64_t generation = ForkGeneration();
   if (generation != seeded_generation) {
     generator = SeededGenerator();
     seeded_generation = generation;
@@ -43,6 +38,15 @@ int HexValue(char c) {
 }
 
 }  // namespace
+
+uint64_t ForkGeneration() {
+  static const bool registered = [] {
+    pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)registered;
+  return fork_generation.load(std::memory_order_relaxed);
+}
 
 uint64_t RandomU64() { return ThreadGenerator()(); }
 

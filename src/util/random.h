@@ -11,6 +11,11 @@ namespace omnigraph {
 
 uint64_t RandomU64();
 
+// How many fork(2)s this process descends from (0 in the original process).
+// A sequence that must never repeat across a fork (random streams, ULID
+// monotonicity) restarts when this changes; reading it is one relaxed load.
+uint64_t ForkGeneration();
+
 // A random (version 4) UUID.
 struct Uuid {
   std::array<uint8_t, 16> bytes{};

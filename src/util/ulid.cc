@@ -1,8 +1,5 @@
 #include "util/ulid.h"
 
-#include <pthread.h>
-
-#include <atomic>
 #include <chrono>
 #include <mutex>
 
@@ -34,31 +31,18 @@ Ulid Ulid::FromParts(uint64_t unix_ms, uint64_t random_high16, uint64_t random_l
   return u;
 }
 
-namespace {
-
-// Bumped in every forked child, so a child never continues its parent's
-// monotonic sequence (children forked in one millisecond would all mint
-// last+1). Cheaper than comparing getpid(), a system call, per id.
-std::atomic<uint64_t> fork_generation{0};
-
-void RegisterForkHandler() {
-  static std::once_flag once;
-  std::call_once(once, [] { ::pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); }); });
-}
-
-}  // namespace
-
 Ulid Ulid::New() {
   static std::mutex mutex;
   static Ulid last;
   static uint64_t last_generation = 0;
   static bool minted = false;
-  RegisterForkHandler();
   uint64_t now = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count());
   std::lock_guard<std::mutex> lock(mutex);
-  const uint64_t generation = fork_generation.load();
+  // A forked child never continues its parent's monotonic sequence
+  // (children forked in one millisecond would all mint last+1).
+  const uint64_t generation = ForkGeneration();
   const bool inherited = !minted || generation != last_generation;
   last_generation = generation;
   minted = true;

@@ -25,6 +25,10 @@ char32_t Next(std::string_view text, size_t* i);
 // Appends the UTF-8 encoding of `cp` (a valid scalar value) to `out`.
 void Append(char32_t cp, std::string* out);
 
+// '0'..'9' only: the digits of every grammar and date format we parse
+// (a locale's other digits never are).
+inline bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
 // Unicode letter or digit (ASCII rules without a C.UTF-8 locale).
 bool IsLetterOrDigit(char32_t cp);
 

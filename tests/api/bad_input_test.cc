@@ -19,7 +19,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace bad_input_test {
 
 constexpr std::string_view kSchema = R"(node Person {
     name: String @key
@@ -1173,5 +1173,5 @@ TEST_F(CliBadInputTest, ProfilesAddressTheirStore) {
   ExpectFailure("--profile spare version", 2, "error: `version` addresses no graph; drop --profile\n");
 }
 
-}  // namespace
+}  // namespace bad_input_test
 }  // namespace omnigraph::api

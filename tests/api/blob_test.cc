@@ -15,7 +15,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace blob_test {
 
 using exec::BlobRangeRequest;
 using exec::BlobSelector;
@@ -429,5 +429,5 @@ TEST_F(BlobTest, AMergedExternalReferenceStaysExternal) {
   EXPECT_EQ(*graph_->BlobStat(Doc("d"))->size, 0u);
 }
 
-}  // namespace
+}  // namespace blob_test
 }  // namespace omnigraph::api

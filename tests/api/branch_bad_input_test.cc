@@ -13,7 +13,7 @@
 #include "api/omnigraph.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace branch_bad_input_test {
 
 namespace fs = std::filesystem;
 
@@ -209,5 +209,5 @@ TEST_F(BranchBadInputTest, UnknownAndMalformedCommitIds) {
   EXPECT_EQ(Everything(), before);
 }
 
-}  // namespace
+}  // namespace branch_bad_input_test
 }  // namespace omnigraph::testing

@@ -15,7 +15,7 @@
 #include "exec/result_json.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace branch_history_test {
 
 namespace fs = std::filesystem;
 
@@ -335,5 +335,5 @@ TEST_F(BranchHistoryTest, ShowFindsCommitsOfEveryLiveBranch) {
   EXPECT_EQ(*genesis, genesis_);
 }
 
-}  // namespace
+}  // namespace branch_history_test
 }  // namespace omnigraph::testing

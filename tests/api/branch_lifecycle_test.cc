@@ -11,7 +11,7 @@
 #include "api/omnigraph.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace branch_lifecycle_test {
 
 namespace fs = std::filesystem;
 
@@ -215,5 +215,5 @@ TEST_F(BranchLifecycleTest, DeleteRefusesABranchDescendantsDependOn) {
   EXPECT_EQ(Branches(), std::vector<std::string>{"main"});
 }
 
-}  // namespace
+}  // namespace branch_lifecycle_test
 }  // namespace omnigraph::testing

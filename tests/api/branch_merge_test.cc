@@ -21,7 +21,7 @@
 #include "api/branch_fixture.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace branch_merge_test {
 
 // ---------------------------------------------------------------------------
 // The truth table (engine.md §4.5; Appendix A row 1).
@@ -675,5 +675,5 @@ TEST_F(BranchMergeTest, DeleteBranchAfterMerge) {
   EXPECT_EQ(Branches(), (std::vector<std::string>{"feature", "feature-child", "main"}));
 }
 
-}  // namespace
+}  // namespace branch_merge_test
 }  // namespace omnigraph::testing

@@ -10,7 +10,7 @@
 #include "support/changes_fixture.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace change_feed_test {
 
 using exec::ChangeOp;
 using exec::EntityChange;
@@ -351,5 +351,5 @@ TEST_F(ChangeFeedTest, ABaselineHonoursKindAndTypeAndBindsItsCursorToTheWholeFil
   EXPECT_EQ(empty->snapshot, "");
 }
 
-}  // namespace
+}  // namespace change_feed_test
 }  // namespace omnigraph::testing

@@ -8,7 +8,7 @@
 #include "support/changes_fixture.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace changes_test {
 
 using exec::ChangeOp;
 using exec::EntityChange;
@@ -322,5 +322,5 @@ TEST_F(CommitChangesTest, DiffBetweenBranchesIsTheNetDifference) {
   EXPECT_EQ(db().DiffCommits("no-such-commit", Head()).status().code(), ErrorCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace changes_test
 }  // namespace omnigraph::testing

@@ -6,7 +6,7 @@
 #include "support/changes_fixture.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace changes_wire_test {
 
 using exec::ChangeOp;
 using exec::EntityChange;
@@ -146,5 +146,5 @@ TEST(ChangesWire, BaselineHandshake) {
             "snapshot: /tmp/snap.jsonl\nsnapshot_commit_id: hb1.H\nresume_cursor: cur\n");
 }
 
-}  // namespace
+}  // namespace changes_wire_test
 }  // namespace omnigraph::testing

@@ -22,7 +22,7 @@
 #include "util/failpoint_names.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace cleanup_test {
 
 namespace fs = std::filesystem;
 
@@ -409,5 +409,5 @@ TEST_F(CleanupTest, SupersededHistorySegmentsGoAndTheHistoryStaysWhole) {
   EXPECT_EQ(Dataset(Clean(1), "__manifest").history_segments_removed, 0u);
 }
 
-}  // namespace
+}  // namespace cleanup_test
 }  // namespace omnigraph::testing

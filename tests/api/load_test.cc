@@ -11,7 +11,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace load_test {
 
 constexpr std::string_view kPeopleSchema = R"(
 node Person {
@@ -592,5 +592,5 @@ TEST_F(LoadTest, SlowPathLinesFollowTheSameRules) {
   EXPECT_EQ(*g->Export("main", {}), "{\"type\":\"Person\",\"data\":{\"id\":\"été\",\"name\":\"été\"}}\n");
 }
 
-}  // namespace
+}  // namespace load_test
 }  // namespace omnigraph::api

@@ -14,7 +14,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace mutation_test {
 
 constexpr std::string_view kSchema = R"(
 node Person {
@@ -569,5 +569,5 @@ TEST_F(MutationTest, ActorIdsMustBeUtf8WithoutControlCharacters) {
   EXPECT_EQ(graph_->ListCommits()->front().actor_id, std::optional<std::string>("ann"));
 }
 
-}  // namespace
+}  // namespace mutation_test
 }  // namespace omnigraph::api

@@ -15,7 +15,7 @@
 #include "table/staging.h"
 
 namespace omnigraph::api {
-namespace {
+namespace optimize_test {
 
 constexpr std::string_view kSchema = R"(
 node Person {
@@ -302,5 +302,5 @@ TEST_F(OptimizeTest, OptimizeOfAMissingGraphIsNotFound) {
   EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
 }
 
-}  // namespace
+}  // namespace optimize_test
 }  // namespace omnigraph::api

@@ -14,7 +14,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace proposal_test {
 
 constexpr std::string_view kSchema = R"(
 node Person {
@@ -337,5 +337,5 @@ TEST_F(ProposalTest, AProposalIsNeverAStoredQuerysChoiceOfTheCaller) {
             "parse error: r.gq:1:11: `as commit` applies only to mutations; query r is read-only");
 }
 
-}  // namespace
+}  // namespace proposal_test
 }  // namespace omnigraph::api

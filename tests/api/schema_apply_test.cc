@@ -13,7 +13,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace schema_apply_test {
 
 using testing::RowsOf;
 
@@ -261,5 +261,5 @@ TEST_F(SchemaApplyTest, RefusedWhileAnotherBranchIsLive) {
   EXPECT_EQ(Head(), head);
 }
 
-}  // namespace
+}  // namespace schema_apply_test
 }  // namespace omnigraph::api

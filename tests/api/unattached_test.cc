@@ -12,7 +12,7 @@
 #include "util/ulid.h"
 
 namespace omnigraph::api {
-namespace {
+namespace unattached_test {
 
 constexpr std::string_view kSchema = R"(
 node Person {
@@ -254,5 +254,5 @@ TEST_F(UnattachedTest, ARootOnABranchBelongsToThatBranchAndANoOpCreatesNothing) 
   EXPECT_EQ(graph_->ListUnpublished("main")->size(), 0u);
 }
 
-}  // namespace
+}  // namespace unattached_test
 }  // namespace omnigraph::api

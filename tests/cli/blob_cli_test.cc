@@ -14,7 +14,7 @@
 #include "support/cli_runner.h"
 
 namespace omnigraph::cli {
-namespace {
+namespace blob_cli_test {
 
 using testing::CliRun;
 
@@ -176,5 +176,5 @@ TEST_F(BlobCliTest, AnExternalBlobIsStattedAndRefusedByGet) {
   EXPECT_NE(Run("export --store g --type Item").out.find("\"doc\":\"s3://assets/k/a.pdf\""), std::string::npos);
 }
 
-}  // namespace
+}  // namespace blob_cli_test
 }  // namespace omnigraph::cli

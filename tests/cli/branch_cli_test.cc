@@ -13,7 +13,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::cli {
-namespace {
+namespace branch_cli_test {
 
 using nlohmann::json;
 using testing::CliRun;
@@ -354,5 +354,5 @@ TEST_F(BranchCliTest, LoadCreatesAMissingBranchOnlyWithFrom) {
   EXPECT_EQ(json::parse(again.out)["branch_created"], false);
 }
 
-}  // namespace
+}  // namespace branch_cli_test
 }  // namespace omnigraph::cli

@@ -11,7 +11,7 @@
 #include "support/cli_runner.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace cleanup_cli_test {
 
 namespace fs = std::filesystem;
 
@@ -137,5 +137,5 @@ TEST_F(CleanupCliTest, ConfirmedRunPrintsTheSummaryAndJson) {
   EXPECT_NE(read.out.find("{\"i.sku\":\"i1\",\"i.qty\":3}"), std::string::npos) << read.out;
 }
 
-}  // namespace
+}  // namespace cleanup_cli_test
 }  // namespace omnigraph::testing

@@ -14,7 +14,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::cli {
-namespace {
+namespace mutate_if_commit_test {
 
 using testing::CliRun;
 
@@ -96,5 +96,5 @@ TEST_F(MutateIfCommitCliTest, OtherErrorsWithJsonLeaveStdoutEmpty) {
   EXPECT_EQ(bad_param.err, "error: parameter 'n': expects an integer for I32, got \"x\"\n");
 }
 
-}  // namespace
+}  // namespace mutate_if_commit_test
 }  // namespace omnigraph::cli

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::cli {
-namespace {
+namespace operator_config_test {
 
 TEST(OperatorConfig, PathFollowsOmnigraphHomeThenHome) {
   EXPECT_EQ(OperatorConfigPath("/opt/og", "/home/ann"), "/opt/og/config.yaml");
@@ -131,5 +131,5 @@ TEST(OperatorConfig, DeepNestingIsRefusedWithItsReason) {
   EXPECT_EQ(config.status().message(), "c.yaml:1:4211: nested too deeply for the YAML parser");
 }
 
-}  // namespace
+}  // namespace operator_config_test
 }  // namespace omnigraph::cli

@@ -10,7 +10,7 @@
 #include "support/cli_runner.h"
 
 namespace omnigraph::cli {
-namespace {
+namespace optimize_cli_test {
 
 using json = nlohmann::ordered_json;
 using testing::CliRun;
@@ -116,5 +116,5 @@ TEST_F(OptimizeCliTest, BadInputChangesNothing) {
   EXPECT_EQ(both.rc, 2);
 }
 
-}  // namespace
+}  // namespace optimize_cli_test
 }  // namespace omnigraph::cli

@@ -14,7 +14,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::cli {
-namespace {
+namespace proposal_cli_test {
 
 using testing::CliRun;
 
@@ -156,5 +156,5 @@ TEST_F(ProposalCliTest, MergeAsCommitWithDeleteBranchIsAUsageError) {
   EXPECT_EQ(Head(), c);
 }
 
-}  // namespace
+}  // namespace proposal_cli_test
 }  // namespace omnigraph::cli

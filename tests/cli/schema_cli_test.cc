@@ -5,7 +5,7 @@
 #include "support/cli_runner.h"
 
 namespace omnigraph::testing {
-namespace {
+namespace schema_cli_test {
 
 constexpr std::string_view kV1 = "node Person {\n    name: String @key\n    age: I32?\n}\n";
 constexpr std::string_view kV2 =
@@ -68,5 +68,5 @@ TEST_F(SchemaCliTest, UnsupportedChangeExitsOneWithItsCode) {
   EXPECT_EQ(Head(), head);
 }
 
-}  // namespace
+}  // namespace schema_cli_test
 }  // namespace omnigraph::testing

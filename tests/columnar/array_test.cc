@@ -7,7 +7,7 @@
 #include "columnar/scalar.h"
 
 namespace omnigraph {
-namespace {
+namespace array_test {
 
 ArrayPtr Ints(std::vector<Scalar> values) { return *ArrayFromScalars(DataType::Int64(), values); }
 
@@ -204,5 +204,5 @@ TEST(Schema, AssignsIdsPreOrderFromAFloor) {
   EXPECT_EQ(s.MaxFieldId(), 12);
 }
 
-}  // namespace
+}  // namespace array_test
 }  // namespace omnigraph

@@ -7,7 +7,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace catalog_test {
 
 using testing::MustCompile;
 using testing::SchemaError;
@@ -574,5 +574,5 @@ TEST(SchemaCases, SharedCaseSchemasCompile) {
   EXPECT_EQ(b12.FindNode("Tweet")->key, std::vector<std::string>{"id_num"});
 }
 
-}  // namespace
+}  // namespace catalog_test
 }  // namespace omnigraph::compiler

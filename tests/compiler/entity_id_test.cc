@@ -11,7 +11,7 @@
 #include "util/ulid.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace entity_id_test {
 
 using testing::MustCompile;
 
@@ -152,5 +152,5 @@ TEST(EntityIdTemporal, Format) {
   }
 }
 
-}  // namespace
+}  // namespace entity_id_test
 }  // namespace omnigraph::compiler

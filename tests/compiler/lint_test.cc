@@ -7,7 +7,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace lint_test {
 
 using testing::MustCompile;
 
@@ -222,5 +222,5 @@ TEST(Lint, DescribeOperationDirectly) {
   EXPECT_TRUE(op.writes[1].is_edge);
 }
 
-}  // namespace
+}  // namespace lint_test
 }  // namespace omnigraph::compiler

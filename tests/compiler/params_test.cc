@@ -8,7 +8,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace params_test {
 
 using testing::MustCheck;
 using testing::Social;
@@ -201,5 +201,5 @@ TEST(Params, ConvertSingleValue) {
   EXPECT_EQ(ConvertParamValue("v", PropertyType::Enum({"a"}), "\"a\"")->string_value(), "a");
 }
 
-}  // namespace
+}  // namespace params_test
 }  // namespace omnigraph::compiler

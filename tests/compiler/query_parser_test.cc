@@ -6,7 +6,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace query_parser_test {
 
 using query::Clause;
 using query::Expr;
@@ -418,5 +418,5 @@ TEST(QueryParser, ExpressionSourceRendering) {
   EXPECT_EQ(r[6].expr.ToString(), "date(\"2024-01-01\")");
 }
 
-}  // namespace
+}  // namespace query_parser_test
 }  // namespace omnigraph::compiler

@@ -5,7 +5,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace schema_parser_test {
 
 using testing::MustCompile;
 using testing::SchemaError;
@@ -289,5 +289,5 @@ TEST(SchemaParser, AstKeepsDeclarationsInOrder) {
   EXPECT_EQ(f->nodes[1].location.column, 6u);
 }
 
-}  // namespace
+}  // namespace schema_parser_test
 }  // namespace omnigraph::compiler

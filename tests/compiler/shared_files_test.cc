@@ -15,11 +15,11 @@
 #include "support/shared_files.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace shared_files_test {
 
 namespace fs = std::filesystem;
-using testing::ReadFileText;
-using testing::SchemasNear;
+using ::omnigraph::testing::ReadFileText;
+using ::omnigraph::testing::SchemasNear;
 
 struct Counts {
   int schemas = 0;
@@ -31,8 +31,8 @@ void CheckTree(const fs::path& root, Counts* counts) {
     std::cout << "[shared files] " << root.string() << " is not present: checked 0 files there\n";
     return;
   }
-  std::vector<fs::path> files = testing::FilesUnder(root, ".pg");
-  for (const fs::path& gq : testing::FilesUnder(root, ".gq")) files.push_back(gq);
+  std::vector<fs::path> files = ::omnigraph::testing::FilesUnder(root, ".pg");
+  for (const fs::path& gq : ::omnigraph::testing::FilesUnder(root, ".gq")) files.push_back(gq);
   std::sort(files.begin(), files.end());
   CompileOptions options;
   options.enforce_d2 = false;
@@ -71,5 +71,5 @@ TEST(QuerySharedFiles, EveryCaseAndCorpusFileCompiles) {
             << shared.string() << "\n";
 }
 
-}  // namespace
+}  // namespace shared_files_test
 }  // namespace omnigraph::compiler

@@ -9,7 +9,7 @@
 #include "compiler/source.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace source_test {
 
 TEST(LineIndex, LocationsAreExactInAnyOrder) {
   // "é" and "名" are two and three bytes: one column each.
@@ -42,5 +42,5 @@ TEST(LineIndex, LocationsAreExactInAnyOrder) {
   }
 }
 
-}  // namespace
+}  // namespace source_test
 }  // namespace omnigraph::compiler

@@ -8,7 +8,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace typecheck_ir_test {
 
 using testing::MustCheck;
 using testing::Plan;
@@ -463,5 +463,5 @@ TEST(TypecheckIr, ComparedNumbersKeepTheirExactValue) {
   EXPECT_EQ(Shown(w.statements[0].where->value), "Int 7: I32");
 }
 
-}  // namespace
+}  // namespace typecheck_ir_test
 }  // namespace omnigraph::compiler

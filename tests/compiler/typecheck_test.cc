@@ -6,7 +6,7 @@
 #include "compiler_test_util.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace typecheck_test {
 
 using testing::MustCheck;
 using testing::QueryError;
@@ -610,5 +610,5 @@ TEST(TypecheckCompile, QuerySelection) {
   EXPECT_EQ(all->size(), 2u);
 }
 
-}  // namespace
+}  // namespace typecheck_test
 }  // namespace omnigraph::compiler

@@ -8,7 +8,7 @@
 #include "compiler/typecheck.h"
 
 namespace omnigraph::compiler {
-namespace {
+namespace write_as_test {
 
 using query::QueryFile;
 using query::WriteAs;
@@ -92,5 +92,5 @@ TEST(WriteAsClause, TheCompiledMutationCarriesItsWriteForm) {
             (ir::WriteForm{ir::WriteForm::Kind::kUnattachedBranch, "P1"}));
 }
 
-}  // namespace
+}  // namespace write_as_test
 }  // namespace omnigraph::compiler

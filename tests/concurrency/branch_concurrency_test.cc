@@ -44,7 +44,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace branch_concurrency_test {
 
 using nlohmann::json;
 
@@ -490,5 +490,5 @@ TEST(BranchConcurrency, WritesOnBothBranchesAndMergesFromFourProcessesStayConsis
   EXPECT_EQ(merged + fast_forwards, static_cast<int>(merge_commits.size()));
 }
 
-}  // namespace
+}  // namespace branch_concurrency_test
 }  // namespace omnigraph::api

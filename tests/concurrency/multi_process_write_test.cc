@@ -30,7 +30,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace multi_process_write_test {
 
 using nlohmann::json;
 
@@ -328,5 +328,5 @@ TEST(MultiProcessWrite, ForkedProcessesNeverRepeatGeneratedIds) {
   }
 }
 
-}  // namespace
+}  // namespace multi_process_write_test
 }  // namespace omnigraph::api

@@ -28,7 +28,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::api {
-namespace {
+namespace corpus_test {
 
 namespace fs = std::filesystem;
 using omnigraph::testing::FilesUnder;
@@ -294,5 +294,5 @@ TEST(CorpusTest, EveryEntryOfExpectedJsonHolds) {
   EXPECT_EQ(run.failed(), 0u);
 }
 
-}  // namespace
+}  // namespace corpus_test
 }  // namespace omnigraph::api

@@ -23,7 +23,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::testing::corpus {
-namespace {
+namespace evolution_test {
 
 // The evolved schema: Habit -> Routine, Organization.website -> url, no
 // Person.phone, a new Person.nickname, new Reminder and RemindsAbout types.
@@ -113,5 +113,5 @@ TEST(CorpusEvolutionTest, SecondBrainEvolvesAndKeepsItsDocumentedResults) {
   EXPECT_EQ(old->rows->column(1)->length() - old->rows->column(1)->null_count(), 3);
 }
 
-}  // namespace
+}  // namespace evolution_test
 }  // namespace omnigraph::testing::corpus

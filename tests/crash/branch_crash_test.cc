@@ -23,7 +23,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace branch_crash_test {
 
 using api::LoadMode;
 using api::Omnigraph;
@@ -149,5 +149,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, BranchCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), kBranchControlWrites)),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace branch_crash_test
 }  // namespace omnigraph::crash

@@ -22,7 +22,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace cleanup_crash_test {
 
 namespace fs = std::filesystem;
 using api::LoadMode;
@@ -150,5 +150,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, CleanupCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), kCleanupWrites)),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace cleanup_crash_test
 }  // namespace omnigraph::crash

@@ -21,7 +21,7 @@ constexpr Outcome kCommitted = Outcome::kCommitted;
 constexpr Outcome kUnconfirmed = Outcome::kCommittedUnconfirmed;
 
 constexpr Writes kLoad{Write::kLoad};
-constexpr Writes kMutations{Write::kInsert, Write::kUpdate, Write::kDelete};
+constexpr Writes kMutationWrites{Write::kInsert, Write::kUpdate, Write::kDelete};
 constexpr Writes kInsertOrUpdate{Write::kInsert, Write::kUpdate};
 constexpr Writes kDelete{Write::kDelete};
 constexpr Writes kWritesWithData{Write::kLoad, Write::kInsert, Write::kUpdate};
@@ -52,14 +52,14 @@ constexpr CrashCell kCells[] = {
     {fp::kStageAfterDeletionFiles,    kWritesWithDeletions, 0,   kUnchanged,   "after_first_table_deletion_files"},
     {fp::kCommitAfterTransactionFile, kGraphWrites,         0,   kUnchanged,   "after_first_detached_transaction"},
     {fp::kCommitAfterTransactionFile, kLoad,                3,   kUnchanged,   "manifest_commit_after_transaction"},
-    {fp::kCommitAfterTransactionFile, kMutations,           2,   kUnchanged,   "manifest_commit_after_transaction"},
+    {fp::kCommitAfterTransactionFile, kMutationWrites,           2,   kUnchanged,   "manifest_commit_after_transaction"},
     {fp::kCommitBeforeManifest,       kGraphWrites,         0,   kUnchanged,   "before_first_detached_manifest"},
     {fp::kCommitBeforeManifest,       kGraphWrites,         1,   kUnchanged,   "before_second_detached_manifest"},
     {fp::kCommitBeforeManifest,       kLoad,                3,   kUnchanged,   "before_manifest_put_if_absent"},
-    {fp::kCommitBeforeManifest,       kMutations,           2,   kUnchanged,   "before_manifest_put_if_absent"},
+    {fp::kCommitBeforeManifest,       kMutationWrites,           2,   kUnchanged,   "before_manifest_put_if_absent"},
     {fp::kCommitAfterManifest,        kGraphWrites,         0,   kUnchanged,   "after_first_detached_manifest"},
     {fp::kCommitAfterManifest,        kLoad,                3,   kCommitted,   "after_manifest_put_if_absent"},
-    {fp::kCommitAfterManifest,        kMutations,           2,   kCommitted,   "after_manifest_put_if_absent"},
+    {fp::kCommitAfterManifest,        kMutationWrites,           2,   kCommitted,   "after_manifest_put_if_absent"},
     // Tags only: a branch creation killed (or failing) here leaves the
     // branch's first manifest without its record, after which CreateBranch
     // of that name answers AlreadyExists, DeleteBranch NotFound, and a

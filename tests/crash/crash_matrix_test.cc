@@ -13,7 +13,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace crash_matrix_test {
 
 std::vector<std::string> Names(const std::vector<CrashCase>& cases) {
   std::vector<std::string> names;
@@ -74,5 +74,5 @@ TEST(CrashMatrixTest, GenerationFollowsTheRegistryAndReportsGapsBothWays) {
   EXPECT_EQ(UndeclaredFailpoints(declared, kCells), std::vector<std::string_view>{"z.gone"});
 }
 
-}  // namespace
+}  // namespace crash_matrix_test
 }  // namespace omnigraph::crash

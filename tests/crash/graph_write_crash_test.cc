@@ -24,7 +24,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace graph_write_crash_test {
 
 using api::LoadMode;
 using api::Omnigraph;
@@ -238,5 +238,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, GraphWriteCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), kGraphWrites)),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace graph_write_crash_test
 }  // namespace omnigraph::crash

@@ -22,7 +22,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace optimize_crash_test {
 
 using api::LoadMode;
 using api::Omnigraph;
@@ -144,5 +144,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, OptimizeCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), Writes{Write::kOptimize})),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace optimize_crash_test
 }  // namespace omnigraph::crash

@@ -22,7 +22,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace proposal_crash_test {
 
 using api::LoadMode;
 using api::Omnigraph;
@@ -157,5 +157,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, ProposalCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), kProposalWrites)),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace proposal_crash_test
 }  // namespace omnigraph::crash

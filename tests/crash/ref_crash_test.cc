@@ -18,7 +18,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace ref_crash_test {
 
 using table::Dataset;
 using table::VersionRef;
@@ -114,5 +114,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, RefCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), kRefWrites)),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace ref_crash_test
 }  // namespace omnigraph::crash

@@ -19,7 +19,7 @@
 #include "util/failpoint.h"
 
 namespace omnigraph::crash {
-namespace {
+namespace schema_apply_crash_test {
 
 using api::LoadMode;
 using api::Omnigraph;
@@ -115,5 +115,5 @@ INSTANTIATE_TEST_SUITE_P(FromFailpointRegistry, SchemaApplyCrashTest,
                          ::testing::ValuesIn(CrashMatrix(failpoint::AllNames(), {Write::kSchemaApply})),
                          [](const ::testing::TestParamInfo<CrashCase>& info) { return CaseName(info.param); });
 
-}  // namespace
+}  // namespace schema_apply_crash_test
 }  // namespace omnigraph::crash

@@ -17,7 +17,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::exec {
-namespace {
+namespace changes_test {
 
 using testing::I;
 using testing::S;
@@ -353,5 +353,5 @@ TEST(ChangeFilters, FingerprintIsOfTheSetsAndParsingNamesTheChoices) {
   EXPECT_EQ(ParseEntityKind("vertex").status().message(), "unknown change kind 'vertex' (expected node | edge)");
 }
 
-}  // namespace
+}  // namespace changes_test
 }  // namespace omnigraph::exec

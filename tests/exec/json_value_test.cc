@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::exec {
-namespace {
+namespace json_value_test {
 
 // Standard base64 with padding (§4.2 Blob `base64:` data), canonical only:
 // bits below the last full byte must be zero, as the Rust engine requires,
@@ -25,5 +25,5 @@ TEST(DecodeBase64, AcceptsCanonicalPaddedTextOnly) {
   }
 }
 
-}  // namespace
+}  // namespace json_value_test
 }  // namespace omnigraph::exec

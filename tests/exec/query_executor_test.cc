@@ -23,7 +23,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::exec {
-namespace {
+namespace query_executor_test {
 
 using Rows = std::vector<std::string>;
 using Params = std::map<std::string, Scalar>;
@@ -1324,5 +1324,5 @@ TEST(QueryExecutorErrors, RejectsMutations) {
   EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
 }
 
-}  // namespace
+}  // namespace query_executor_test
 }  // namespace omnigraph::exec

@@ -8,7 +8,7 @@
 #include "support/batches.h"
 
 namespace omnigraph::exec {
-namespace {
+namespace result_format_test {
 
 using testing::D;
 using testing::I;
@@ -228,5 +228,5 @@ TEST(ResultJson, PrettyJsonKeepsTokensAndStrings) {
   EXPECT_EQ(PrettyJson("7"), "7");
 }
 
-}  // namespace
+}  // namespace result_format_test
 }  // namespace omnigraph::exec

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::exec {
-namespace {
+namespace rust_regex_test {
 
 // Whether Rust pattern `pattern` finds a match in `text` (unanchored, as
 // @check searches).
@@ -84,5 +84,5 @@ TEST(RustRegex, ConstructsRe2CannotExpressAreRefused) {
   }
 }
 
-}  // namespace
+}  // namespace rust_regex_test
 }  // namespace omnigraph::exec

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::exec {
-namespace {
+namespace text_search_test {
 
 std::vector<std::string> Tokens(std::string_view text) {
   std::vector<std::string> out;
@@ -61,5 +61,5 @@ TEST(TextAnalyzerTest, QueryAndDocumentMeetInTheAnalyzedForm) {
   EXPECT_GT(scorer.Score(doc), 0);
 }
 
-}  // namespace
+}  // namespace text_search_test
 }  // namespace omnigraph::exec

@@ -16,7 +16,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::exec {
-namespace {
+namespace topology_file_test {
 
 using testing::I;
 using testing::MakeBatch;
@@ -247,5 +247,5 @@ TEST(TopologyFilesTest, SavesLoadsAndBoundsItsDirectory) {
   EXPECT_EQ(files.Load("id-0"), nullptr);
 }
 
-}  // namespace
+}  // namespace topology_file_test
 }  // namespace omnigraph::exec

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::graph {
-namespace {
+namespace graph_state_test {
 
 GraphState SampleState() {
   GraphState state;
@@ -67,5 +67,5 @@ TEST(GraphState, MetadataIsExactJsonTextWithSortedKeys) {
   EXPECT_EQ(decoded->head.actor_id, SampleState().head.actor_id);
 }
 
-}  // namespace
+}  // namespace graph_state_test
 }  // namespace omnigraph::graph

@@ -22,7 +22,7 @@
 #include "util/failpoint_names.h"
 
 namespace omnigraph::graph {
-namespace {
+namespace graph_store_test {
 
 using exec::TableChange;
 using testing::I;
@@ -311,11 +311,11 @@ TEST_F(GraphStoreTest, ConcurrentProcessesPublishExactlyOnceEach) {
   EXPECT_EQ((*graph_->Commits(*graph_->Latest()))->size(), 1u + kWriters * 3);
 }
 
-}  // namespace
+}  // namespace graph_store_test
 }  // namespace omnigraph::graph
 
 namespace omnigraph::graph {
-namespace {
+namespace graph_store_test {
 
 // engine.md §1.8: init claims the root first. A claim whose owner died on
 // this machine (same boot, pid gone) must not block the next init forever;
@@ -387,5 +387,5 @@ TEST_F(InitClaimTest, LiveOtherMachineAndOldClaimsStillRefuse) {
   }
 }
 
-}  // namespace
+}  // namespace graph_store_test
 }  // namespace omnigraph::graph

@@ -13,7 +13,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::graph {
-namespace {
+namespace history_test {
 
 CommitRecord Record(std::string id, std::optional<std::string> parent, uint64_t generation, int64_t created_at,
                     std::optional<std::string> merged = std::nullopt) {
@@ -200,5 +200,5 @@ TEST(CommitAddress, ContinuesTheParentsBlockOnlyOnTheSameIncarnation) {
   EXPECT_TRUE(ValidateCommitId(MakeCommitId(same.block, same.slot, nonce)).ok());
 }
 
-}  // namespace
+}  // namespace history_test
 }  // namespace omnigraph::graph

@@ -10,7 +10,7 @@
 #include "support/batches.h"
 
 namespace omnigraph::graph {
-namespace {
+namespace table_data_test {
 
 using testing::I;
 using testing::MakeBatch;
@@ -157,5 +157,5 @@ TEST(TableDataTest, AppendRefusesOtherColumnsAndMaterializesLongTails) {
   EXPECT_EQ(big->RowOf(fmt::format("n{}", kMaxAppendedRows)), kMaxAppendedRows + 1);
 }
 
-}  // namespace
+}  // namespace table_data_test
 }  // namespace omnigraph::graph

@@ -18,7 +18,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::guards {
-namespace {
+namespace forbidden_api_test {
 
 namespace fs = std::filesystem;
 
@@ -81,5 +81,5 @@ TEST(ForbiddenApiTest, ACallOutsideTheDoorIsFound) {
                                                             "graph/init.cc:1: calls CommitLinear("}));
 }
 
-}  // namespace
+}  // namespace forbidden_api_test
 }  // namespace omnigraph::guards

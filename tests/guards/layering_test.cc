@@ -12,7 +12,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::guards {
-namespace {
+namespace layering_test {
 
 namespace fs = std::filesystem;
 using ::testing::IsSupersetOf;
@@ -124,5 +124,5 @@ TEST(LayeringTest, SrcIncludesOnlyWhatArchitectureSection2Allows) {
                                           Edge{"cli", "api"}}));
 }
 
-}  // namespace
+}  // namespace layering_test
 }  // namespace omnigraph::guards

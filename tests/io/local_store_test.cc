@@ -15,7 +15,7 @@
 #include "util/failpoint_names.h"
 
 namespace omnigraph {
-namespace {
+namespace local_store_test {
 
 using testing::TempDir;
 
@@ -413,5 +413,5 @@ TEST(LocalStore, UriIsAbsolute) {
   EXPECT_EQ(store.Uri("t.lance"), std::filesystem::path(dir.path()).lexically_normal().string() + "/t.lance");
 }
 
-}  // namespace
+}  // namespace local_store_test
 }  // namespace omnigraph

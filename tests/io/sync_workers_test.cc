@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph {
-namespace {
+namespace sync_workers_test {
 
 // True when all `count` tasks of one batch were running at the same time:
 // each waits (bounded) until every task has arrived.
@@ -85,5 +85,5 @@ TEST(SyncWorkersTest, AForkedChildStartsItsOwnThreads) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-}  // namespace
+}  // namespace sync_workers_test
 }  // namespace omnigraph

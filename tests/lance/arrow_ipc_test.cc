@@ -15,7 +15,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::lance::arrow_ipc {
-namespace {
+namespace arrow_ipc_test {
 
 namespace fb = ::omnigraph::lance::arrow_fb;
 
@@ -499,5 +499,5 @@ TEST(ArrowIpcReaderTest, DataTypeNames) {
   EXPECT_EQ((DataType{static_cast<TypeId>(99), 0, false, 0}).ToString(), "type #99");
 }
 
-}  // namespace
+}  // namespace arrow_ipc_test
 }  // namespace omnigraph::lance::arrow_ipc

@@ -16,7 +16,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace data_file_bytes_test {
 
 using testing::FromScalars;
 using testing::MakeSchema;
@@ -288,5 +288,5 @@ TEST(DataFileBytesTest, ContainerLayout) {  // §1
   }
 }
 
-}  // namespace
+}  // namespace data_file_bytes_test
 }  // namespace omnigraph::lance

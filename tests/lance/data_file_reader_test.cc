@@ -19,7 +19,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace data_file_reader_test {
 
 namespace pb = ::lance::encodings21;
 using testing::FromScalars;
@@ -428,5 +428,5 @@ TEST(DataFileReaderTest, CorruptionNeverCrashes) {
   }
 }
 
-}  // namespace
+}  // namespace data_file_reader_test
 }  // namespace omnigraph::lance

@@ -13,7 +13,7 @@
 #include "support/temp_dir.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace data_file_test {
 
 using testing::ExpectArraysEqual;
 using testing::ExpectFileHolds;
@@ -494,5 +494,5 @@ TEST(DataFileTest, PagesAreCutBySizeAndRows) {
   EXPECT_GT(bytes.size(), 20000u * 10);
 }
 
-}  // namespace
+}  // namespace data_file_test
 }  // namespace omnigraph::lance

@@ -14,7 +14,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace deletion_file_test {
 
 constexpr DeletionFileKind kArrow = DeletionFileKind::kArrowArray;
 constexpr DeletionFileKind kBitmap = DeletionFileKind::kBitmap;
@@ -398,5 +398,5 @@ TEST(DeletionFileCorruptionTest, BitmapFilesNeverCrashOrLie) {
   EXPECT_GT(stats.flips, 3000);
 }
 
-}  // namespace
+}  // namespace deletion_file_test
 }  // namespace omnigraph::lance

@@ -6,7 +6,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace manifest_test {
 
 Schema SampleSchema() {
   Field id("id", DataType::Utf8(), false);
@@ -278,5 +278,5 @@ TEST(Transaction, EmptyOrGarbageIsCorrupt) {
   EXPECT_EQ(DecodeTransaction("\xff\xff\xff", "t").status().code(), ErrorCode::kCorruptData);
 }
 
-}  // namespace
+}  // namespace manifest_test
 }  // namespace omnigraph::lance

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 namespace omnigraph::lance {
-namespace {
+namespace refs_test {
 
 TEST(Refs, TagRecordUsesLanceCamelCaseKeys) {
   TagRecord tag;
@@ -72,5 +72,5 @@ TEST(Refs, BranchRecordPathsEncodeSlashes) {
   EXPECT_FALSE(TagNameFromRecordFile("first.txt"));
 }
 
-}  // namespace
+}  // namespace refs_test
 }  // namespace omnigraph::lance

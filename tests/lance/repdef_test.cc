@@ -8,7 +8,7 @@
 #include "lance/data_file_test_util.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace repdef_test {
 
 using testing::FromScalars;
 
@@ -161,5 +161,5 @@ TEST(RepDefTest, AssemblerRejectsInconsistentLevels) {
   EXPECT_EQ(CheckLayers(s.paths[0], {Layer::kNullableList, Layer::kNullableItem}, "t").code(), ErrorCode::kCorruptData);
 }
 
-}  // namespace
+}  // namespace repdef_test
 }  // namespace omnigraph::lance

@@ -17,7 +17,7 @@
 #include "util/endian.h"
 
 namespace omnigraph::lance {
-namespace {
+namespace value_decoders_test {
 
 namespace pb = ::lance::encodings21;
 
@@ -411,5 +411,5 @@ TEST(ValueDecodersTest, UnimplementedEncodingsAreUnsupported) {
   EXPECT_EQ(DecodeLevels(bss, span, 4, levels, "t").code(), ErrorCode::kUnsupported);
 }
 
-}  // namespace
+}  // namespace value_decoders_test
 }  // namespace omnigraph::lance

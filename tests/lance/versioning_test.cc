@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::lance {
-namespace {
+namespace versioning_test {
 
 TEST(Versioning, V2NamesCountDownFromU64Max) {
   EXPECT_EQ(ManifestFileName(1), "18446744073709551614.manifest");
@@ -44,5 +44,5 @@ TEST(Versioning, NonManifestNamesAreSkipped) {
   EXPECT_EQ(v1->naming, ManifestNaming::kV1);
 }
 
-}  // namespace
+}  // namespace versioning_test
 }  // namespace omnigraph::lance

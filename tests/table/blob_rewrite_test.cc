@@ -4,7 +4,7 @@
 #include "table_fixture.h"
 
 namespace omnigraph::table {
-namespace {
+namespace blob_rewrite_test {
 
 using testing::N;
 using testing::S;
@@ -67,5 +67,5 @@ TEST_F(BlobRewriteTest, RewriteKeepsNullAndEmptyBinaryCellsApart) {
   EXPECT_EQ(testing::RowsToString(ReadAll(*again)), "[\"d1\", \"\"]\n[\"d3\", null]\n[\"d4\", null]\n[\"d5\", \"\"]\n");
 }
 
-}  // namespace
+}  // namespace blob_rewrite_test
 }  // namespace omnigraph::table

@@ -4,7 +4,7 @@
 #include "table_fixture.h"
 
 namespace omnigraph::table {
-namespace {
+namespace compaction_test {
 
 using testing::I;
 using testing::N;
@@ -143,5 +143,5 @@ TEST_F(CompactionTest, FragmentsHoldingDroppedColumnsArePlannedAndErased) {
   EXPECT_TRUE(PlanCompaction(*compacted, Target(1)).empty());
 }
 
-}  // namespace
+}  // namespace compaction_test
 }  // namespace omnigraph::table

@@ -12,7 +12,7 @@
 #include "table_fixture.h"
 
 namespace omnigraph::table {
-namespace {
+namespace corruption_test {
 
 namespace fs = std::filesystem;
 
@@ -226,5 +226,5 @@ TEST_F(CorruptionTest, UnknownFeatureFlagsAreRefusedByName) {
   EXPECT_EQ(commit.status().code(), ErrorCode::kUnsupported);
 }
 
-}  // namespace
+}  // namespace corruption_test
 }  // namespace omnigraph::table

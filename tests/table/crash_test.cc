@@ -12,7 +12,7 @@
 #include "util/failpoint_names.h"
 
 namespace omnigraph::table {
-namespace {
+namespace crash_test {
 
 struct CrashCase {
   std::string_view failpoint;
@@ -127,5 +127,5 @@ TEST_F(TableTest, FailedStepsDeleteTheObjectsTheyWrote) {
   EXPECT_EQ(retry->CountRows(), 4u);
 }
 
-}  // namespace
+}  // namespace crash_test
 }  // namespace omnigraph::table

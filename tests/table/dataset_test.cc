@@ -4,7 +4,7 @@
 #include "table_fixture.h"
 
 namespace omnigraph::table {
-namespace {
+namespace dataset_test {
 
 using testing::D;
 using testing::I;
@@ -282,5 +282,5 @@ TEST_F(TableTest, BranchFromDetachedVersionIsRefused) {
   EXPECT_EQ(b.status().code(), ErrorCode::kInvalidArgument);
 }
 
-}  // namespace
+}  // namespace dataset_test
 }  // namespace omnigraph::table

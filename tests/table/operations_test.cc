@@ -4,7 +4,7 @@
 #include "table_fixture.h"
 
 namespace omnigraph::table {
-namespace {
+namespace operations_test {
 
 using testing::D;
 using testing::I;
@@ -228,5 +228,5 @@ TEST_F(TableTest, LargeAppendsSplitIntoFragments) {
   EXPECT_EQ(*v2->CountRows(Predicate::StartsWith("id", "p24")), 111u);  // p24, p240-249, p2400-2499
 }
 
-}  // namespace
+}  // namespace operations_test
 }  // namespace omnigraph::table

@@ -3,7 +3,7 @@
 #include "table_fixture.h"
 
 namespace omnigraph::table {
-namespace {
+namespace scan_test {
 
 using testing::B;
 using testing::D;
@@ -199,5 +199,5 @@ TEST(Predicate, NumbersCompareByExactValueAcrossKinds) {
   EXPECT_EQ(selected(Predicate::In("i", {D(3.0)})), V{1});
 }
 
-}  // namespace
+}  // namespace scan_test
 }  // namespace omnigraph::table

@@ -10,7 +10,7 @@
 #include "util/failpoint_names.h"
 
 namespace omnigraph {
-namespace {
+namespace failpoint_test {
 
 TEST(Failpoint, UnarmedIsOk) {
   failpoint::ClearAll();
@@ -72,5 +72,5 @@ TEST(Failpoint, AllNamesListsDeclaredPoints) {
   EXPECT_NE(std::find(names.begin(), names.end(), failpoint::kStoreBeforePublish), names.end());
 }
 
-}  // namespace
+}  // namespace failpoint_test
 }  // namespace omnigraph

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph {
-namespace {
+namespace random_test {
 
 TEST(Uuid, RandomIsVersion4AndRoundTrips) {
   std::set<std::string> seen;
@@ -36,11 +36,11 @@ TEST(Uuid, ParseRejectsMalformed) {
   EXPECT_EQ(u.ToString(), "c803931f-3410-4070-bc4c-62ed7cd02c5c");
 }
 
-}  // namespace
+}  // namespace random_test
 }  // namespace omnigraph
 
 namespace omnigraph {
-namespace {
+namespace random_test {
 
 TEST(Random, ForkedChildDoesNotRepeatTheParentsSequence) {
   (void)RandomU64();  // seed this thread's generator before forking
@@ -62,13 +62,13 @@ TEST(Random, ForkedChildDoesNotRepeatTheParentsSequence) {
   EXPECT_NE(parent, child);
 }
 
-}  // namespace
+}  // namespace random_test
 }  // namespace omnigraph
 
 #include "util/ulid.h"
 
 namespace omnigraph {
-namespace {
+namespace random_test {
 
 TEST(Ulid, SpellingRoundTripsAndSorts) {
   Ulid u = Ulid::FromParts(1714000000000ULL, 0x1234, 0x0123456789abcdefULL);
@@ -92,11 +92,11 @@ TEST(Ulid, SpellingRoundTripsAndSorts) {
   }
 }
 
-}  // namespace
+}  // namespace random_test
 }  // namespace omnigraph
 
 namespace omnigraph {
-namespace {
+namespace random_test {
 
 // Within one millisecond the parent mints last+1; a child forked after
 // `first` must not mint that same id.
@@ -122,5 +122,5 @@ TEST(Ulid, ForkedChildDoesNotContinueTheParentsSequence) {
   EXPECT_LT(first, parent);
 }
 
-}  // namespace
+}  // namespace random_test
 }  // namespace omnigraph

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph {
-namespace {
+namespace status_test {
 
 Result<int> Half(int x) {
   if (x % 2 != 0) return InvalidArgument("odd input " + std::to_string(x));
@@ -71,5 +71,5 @@ TEST(Result, OkStatusIsNotAValue) {
   EXPECT_EQ(r.status().code(), ErrorCode::kInternal);
 }
 
-}  // namespace
+}  // namespace status_test
 }  // namespace omnigraph

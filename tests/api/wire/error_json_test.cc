@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::api::wire {
-namespace {
+namespace error_json_test {
 
 TEST(ErrorJson, APreconditionFailureHasItsDetailAndNoCode) {
   Status lost(ErrorCode::kPreconditionFailed,
@@ -71,5 +71,5 @@ TEST(ErrorJson, EveryErrorCodeMapsToTheClosedSetOrNone) {
   }
 }
 
-}  // namespace
+}  // namespace error_json_test
 }  // namespace omnigraph::api::wire

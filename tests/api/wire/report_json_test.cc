@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace omnigraph::api::wire {
-namespace {
+namespace report_json_test {
 
 graph::CommitRecord Commit() {
   graph::CommitRecord commit;
@@ -87,5 +87,5 @@ TEST(ReportJson, InitAndSchemaBodies) {
   EXPECT_EQ(SchemaSourceJson("node A {}\n").dump(), R"({"schema_source":"node A {}\n"})");
 }
 
-}  // namespace
+}  // namespace report_json_test
 }  // namespace omnigraph::api::wire
