@@ -91,6 +91,13 @@ int64_t TableData::RowOf(std::string_view id) const {
 }
 
 void TableData::RowsOf(const std::vector<std::string_view>& ids, std::vector<int64_t>* rows) const {
+  if (ids.size() <= static_cast<size_t>(kScannedLookups) && !index_built()) {
+    // A handful of ids (an edge table with few rows, a cold 1-hop): scans,
+    // as RowOf does, instead of hashing every id of this table first.
+    rows->resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) (*rows)[i] = RowOf(ids[i]);
+    return;
+  }
   BuildIndex();
   index_.FindMany(ids, rows);
   if (!prefix_) return;

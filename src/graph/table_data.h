@@ -47,7 +47,9 @@ class TableData {
   int64_t RowOf(std::string_view id) const;
   // Whether the id index has been built (RowOf's scans are over).
   bool index_built() const { return index_built_.load(std::memory_order_acquire); }
-  // rows[i] = RowOf(ids[i]), with the lookups pipelined (IdIndex::FindMany).
+  // rows[i] = RowOf(ids[i]), with the lookups pipelined (IdIndex::FindMany);
+  // up to kScannedLookups ids (none, for an empty edge table) go through
+  // RowOf before any index exists.
   void RowsOf(const std::vector<std::string_view>& ids, std::vector<int64_t>* rows) const;
   // A column by name, or nullptr.
   const Array* Column(std::string_view name) const;

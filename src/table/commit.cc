@@ -176,8 +176,8 @@ Result<Dataset> CommitLinear(const StagedTransaction& staged, const CommitOption
   if (result.ok() && options.write_version_hint) {
     // Best effort and not synced: Lance lists _versions/ to find the latest
     // version, so a missing or stale hint is harmless.
-    (void)staged.base.store()->Put(JoinPath(result->branch_root(), lance::kLatestVersionHint),
-                                   fmt::format("{{\"version\":{}}}", result->version()), WriteOptions{false});
+    (void)Dataset::WriteVersionHint(staged.base.store().get(), result->branch_root(), result->version(),
+                                    /*durable=*/false);
   }
   return result;
 }

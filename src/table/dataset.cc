@@ -1,6 +1,7 @@
 #include "table/dataset.h"
 
 #include <algorithm>
+#include <charconv>
 #include <future>
 #include <limits>
 #include <optional>
@@ -95,6 +96,62 @@ Result<uint64_t> Dataset::LatestVersion(ObjectStore* store, const std::string& r
                            : fmt::format("no dataset at '{}'", root));
   }
   return *latest;
+}
+
+namespace {
+
+// `{"version":N}` as Lance and WriteVersionHint write it.
+std::optional<uint64_t> ParseVersionHint(std::string_view text) {
+  constexpr std::string_view kKey = "\"version\"";
+  size_t at = text.find(kKey);
+  if (at == std::string_view::npos) return std::nullopt;
+  at = text.find_first_not_of(" \t\r\n:", at + kKey.size());
+  if (at == std::string_view::npos) return std::nullopt;
+  uint64_t version = 0;
+  auto [end, error] = std::from_chars(text.data() + at, text.data() + text.size(), version);
+  if (error != std::errc() || end == text.data() + at || version == 0) return std::nullopt;
+  return version;
+}
+
+}  // namespace
+
+Result<std::optional<uint64_t>> Dataset::LatestVersionFromHint(ObjectStore* store, const std::string& root,
+                                                               const std::optional<std::string>& branch,
+                                                               int max_probes) {
+  const std::string hint_key = JoinPath(BranchRoot(root, branch), lance::kLatestVersionHint);
+  auto read_hint = [&]() -> std::optional<std::string> {
+    auto bytes = store->Get(hint_key);
+    if (!bytes.ok()) return std::nullopt;
+    return std::string((*bytes)->view());
+  };
+  std::optional<std::string> hint = read_hint();
+  if (!hint) return std::optional<uint64_t>();
+  std::optional<uint64_t> hinted = ParseVersionHint(*hint);
+  if (!hinted || lance::IsDetachedVersion(*hinted)) return std::optional<uint64_t>();
+  auto exists = [&](uint64_t version) -> Result<bool> {
+    auto meta = store->Head(ManifestKey(root, branch, version));
+    if (meta.ok()) return true;
+    if (meta.status().code() == ErrorCode::kNotFound) return false;
+    return meta.status();
+  };
+  OG_ASSIGN_OR_RETURN(bool hinted_exists, exists(*hinted));
+  if (!hinted_exists) return std::optional<uint64_t>();
+  uint64_t latest = *hinted;
+  for (int successors = 0;; ++successors) {
+    OG_ASSIGN_OR_RETURN(bool next_exists, exists(latest + 1));
+    if (!next_exists) break;
+    if (successors == max_probes) return std::optional<uint64_t>();
+    ++latest;
+  }
+  // A collector that deletes versions rewrites the hint first; an unchanged
+  // hint means no version between it and `latest` was deleted meanwhile.
+  if (read_hint() != hint) return std::optional<uint64_t>();
+  return std::optional<uint64_t>(latest);
+}
+
+Status Dataset::WriteVersionHint(ObjectStore* store, const std::string& branch_root, uint64_t version, bool durable) {
+  return store->Put(JoinPath(branch_root, lance::kLatestVersionHint),
+                    fmt::format("{{\"version\":{}}}", version), WriteOptions{durable});
 }
 
 Result<Dataset> Dataset::Open(ObjectStorePtr store, std::string root, const VersionRef& ref) {

@@ -139,6 +139,23 @@ class Dataset {
   // Latest linear version of `branch` (nullopt = main) without opening it.
   static Result<uint64_t> LatestVersion(ObjectStore* store, const std::string& root,
                                         const std::optional<std::string>& branch = std::nullopt);
+  // The latest linear version of `branch` found from its
+  // `_versions/latest_version_hint.json` without listing `_versions/`: the
+  // hinted version must exist, then Heads walk up to `max_probes` successors
+  // to the newest one (linear versions are created strictly in sequence),
+  // and the hint must read the same afterwards. nullopt whenever that does
+  // not settle it (no hint, unparsable, a hinted version that is gone, more
+  // than `max_probes` behind, or a hint rewritten meanwhile): the caller
+  // lists instead. Correct only where no writer deletes versions above a
+  // hint without first rewriting it (our collector rewrites it first,
+  // WriteVersionHint). Errors: IoError from a Head.
+  static Result<std::optional<uint64_t>> LatestVersionFromHint(ObjectStore* store, const std::string& root,
+                                                               const std::optional<std::string>& branch,
+                                                               int max_probes);
+  // Writes the version hint of the line rooted at `branch_root` (BranchRoot)
+  // naming `version` (atomically replaced; synced when `durable`).
+  // Errors: IoError.
+  static Status WriteVersionHint(ObjectStore* store, const std::string& branch_root, uint64_t version, bool durable);
 
   // ---- tags (spec/lance-format.md §1.8) ----
   // Points `name` at `version` of `branch` (nullopt = main); the version may

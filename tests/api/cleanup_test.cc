@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "api/branch_fixture.h"
@@ -227,6 +228,42 @@ TEST_F(CleanupTest, BranchHeadsCreationPointsAndMergeBasesSurvive) {
   auto rows = fresh->Query(kBranchQueries, "q.gq", "people", "{}");
   ASSERT_TRUE(rows.ok());
   EXPECT_EQ(RowsOf(*rows), PeopleWith(main_rows, R"("Zed",40)"));
+}
+
+// A cold reader trusts `__manifest`'s version hint when the versions above
+// it are contiguous (a handful of Heads instead of a listing); a sweep that
+// opens a gap above a hint left on a retained old version would make it
+// read that old version, so the collector names the head first.
+TEST_F(CleanupTest, AHintLeftOnARetainedVersionNeverHidesTheHead) {
+  Create("feature");  // retains the load's version as its creation point
+  InsertPerson("Eve", 22);
+  graph::CommitRecord head = InsertPerson("Fay", 23);
+  const std::vector<std::string> main_rows = People();
+  const std::string hint_path = uri() + "/__manifest/_versions/latest_version_hint.json";
+  auto read_hint = [&] {
+    std::ifstream in(hint_path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read_hint(), fmt::format("{{\"version\":{}}}", head.manifest_version));
+  // As a writer that died between its CAS and its hint would leave it, but
+  // further behind: the load's version, which cleanup keeps.
+  {
+    std::ofstream out(hint_path, std::ios::trunc);
+    out << fmt::format("{{\"version\":{}}}", load_commit_.manifest_version);
+  }
+  auto before = Fresh();
+  ASSERT_TRUE(before);
+  auto rows = before->Query(kBranchQueries, "q.gq", "people", "{}");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(RowsOf(*rows), main_rows);
+
+  Clean(1);  // removes Eve's version: a gap right above the load's
+  EXPECT_EQ(read_hint(), fmt::format("{{\"version\":{}}}", head.manifest_version));
+  auto after = Fresh();
+  ASSERT_TRUE(after);
+  rows = after->Query(kBranchQueries, "q.gq", "people", "{}");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(RowsOf(*rows), main_rows);
 }
 
 // BR-9.3: a merge base whose snapshot cannot be opened (cleanup keeps it;

@@ -82,11 +82,18 @@ TEST(TableDataTest, FirstLookupsByScanAgreeWithTheIndex) {
     EXPECT_EQ(data->RowOf("c"), 2);
     EXPECT_EQ(data->RowOf(""), -1);
   }
-  // A batch lookup builds the index at once.
+  // A batch of a few ids (none: an empty edge table) scans like RowOf; a
+  // larger batch builds the index at once.
   auto data = std::make_shared<const TableData>(MakeBatch(schema, {{S("a"), I(1)}, {S("b"), I(2)}}));
-  std::vector<int64_t> rows;
+  std::vector<int64_t> rows{7};
+  data->RowsOf({}, &rows);
+  EXPECT_EQ(rows, (std::vector<int64_t>{}));
+  EXPECT_FALSE(data->index_built());
   data->RowsOf({"b", "x"}, &rows);
   EXPECT_EQ(rows, (std::vector<int64_t>{1, -1}));
+  EXPECT_FALSE(data->index_built());
+  data->RowsOf({"b", "x", "a", "a", "", "b"}, &rows);
+  EXPECT_EQ(rows, (std::vector<int64_t>{1, -1, 0, 0, -1, 1}));
   EXPECT_TRUE(data->index_built());
   EXPECT_EQ(data->RowOf("a"), 0);
 }

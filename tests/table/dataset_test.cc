@@ -27,6 +27,44 @@ TEST_F(TableTest, CreateWritesVersionOneWithExactRows) {
   EXPECT_EQ(again.status().code(), ErrorCode::kAlreadyExists);
 }
 
+// A cold reader finds the latest version from the hint a commit leaves,
+// with a few Heads instead of a listing, and answers nullopt (list instead)
+// whenever the hint does not settle it.
+TEST_F(TableTest, TheVersionHintFindsTheLatestVersionOrDefersToAListing) {
+  Dataset ds = CreatePeople(1);
+  for (int i = 0; i < 3; ++i) {
+    auto staged = StageAppend(ds, {People(10 + i, 1)});
+    ASSERT_TRUE(staged.ok()) << staged.status().ToString();
+    auto next = CommitLinear(*staged);
+    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    ds = *next;
+  }
+  ASSERT_EQ(ds.version(), 4u);
+  auto found = [&](int max_probes) {
+    auto latest = Dataset::LatestVersionFromHint(store_.get(), "people.lance", std::nullopt, max_probes);
+    EXPECT_TRUE(latest.ok()) << latest.status().ToString();
+    return latest.ok() ? *latest : std::optional<uint64_t>(999);
+  };
+  auto write_hint = [&](std::string_view text) {
+    ASSERT_TRUE(store_->Put("people.lance/_versions/latest_version_hint.json", text, WriteOptions{false}).ok());
+  };
+  EXPECT_EQ(found(0), std::optional<uint64_t>(4));  // each commit left its own version
+  write_hint(R"({"version":2})");  // two commits whose hints never landed
+  EXPECT_EQ(found(2), std::optional<uint64_t>(4));
+  EXPECT_EQ(found(1), std::nullopt);  // further behind than allowed
+  ASSERT_TRUE(Dataset::WriteVersionHint(store_.get(), "people.lance", 3, /*durable=*/true).ok());
+  EXPECT_EQ(found(1), std::optional<uint64_t>(4));
+  write_hint(R"({"version":9})");  // names no version
+  EXPECT_EQ(found(4), std::nullopt);
+  write_hint(R"({"version":"4"})");
+  EXPECT_EQ(found(4), std::nullopt);
+  write_hint("");
+  EXPECT_EQ(found(4), std::nullopt);
+  ASSERT_TRUE(store_->Delete("people.lance/_versions/latest_version_hint.json").ok());
+  EXPECT_EQ(found(4), std::nullopt);
+  EXPECT_EQ(*Dataset::LatestVersion(store_.get(), "people.lance"), 4u);
+}
+
 TEST_F(TableTest, OpenMissingDatasetIsNotFound) {
   auto ds = Dataset::Open(store_, "nothing.lance");
   EXPECT_EQ(ds.status().code(), ErrorCode::kNotFound);

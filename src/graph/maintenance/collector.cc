@@ -503,6 +503,15 @@ Result<CleanupReport> RunCleanup(GraphStore& graph, const CleanupPolicy& policy)
   } else {
     if (policy.confirm) OG_FAILPOINT(failpoint::kCleanupBeforeManifestSweep);
     for (auto& [ref, p] : tree_plans) {
+      // Cold readers trust the version hint when the versions above it are
+      // contiguous (table::Dataset::LatestVersionFromHint); name the head
+      // before deleting anything below it, so a hint left on a retained old
+      // version never skips the gap this sweep opens.
+      if (policy.confirm && !p.sweep.empty() && !p.reclaim_whole_tree) {
+        if (std::optional<uint64_t> head = p.tree->head()) {
+          OG_RETURN_IF_ERROR(table::Dataset::WriteVersionHint(&store, p.tree->dir, *head, /*durable=*/true));
+        }
+      }
       std::set<std::string> marked;
       for (const auto& [v, version] : p.tree->versions) {
         if (p.retained.count(v)) marked.insert(version.files.begin(), version.files.end());

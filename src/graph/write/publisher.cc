@@ -244,8 +244,9 @@ Result<Published> Publish(GraphStore& graph, const Publication& p) {
   // rebasing, so nothing reads a transaction file there: the transaction
   // inline in the manifest suffices, saving a file and its sync barrier.
   options.write_transaction_file = false;
-  // Nothing happens after the CAS, not even the optional version hint.
-  options.write_version_hint = false;
+  // After the CAS only the best-effort version hint (unsynced, errors
+  // ignored): it lets a cold reader find the head without listing every
+  // retained __manifest version (ManifestReader::LatestVersion).
   Result<Published> published = CommitPublication(graph, p, *staged, options, next);
   if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
     DeleteUnpublished(graph.store().get(), written);
@@ -354,7 +355,6 @@ Result<Published> PublishProposed(GraphStore& graph, const NativeRef& target, co
   OG_ASSIGN_OR_RETURN(table::StagedTransaction staged, table::StageOverwrite(base->dataset, {encoded}));
   table::CommitOptions options;
   options.write_transaction_file = false;
-  options.write_version_hint = false;
   Result<Published> published = CommitPublication(graph, p, staged, options, next);
   if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
     DeleteUnpublished(graph.store().get(), staged.written_files);
