@@ -1,6 +1,7 @@
 // Mutations through the embedded API (spec/surface.md §3).
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include "api/omnigraph.h"
 #include "graph/history/commit_id.h"
 #include "graph/graph_store.h"
+#include "graph/manifest/manifest_reader.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "support/temp_dir.h"
@@ -285,7 +287,8 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   auto r = Run("add_person", R"({"name":"carol","age":41})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   // Writes: the Person data file and detached manifest, the __manifest data
-  // file and version M+1. Nothing follows the publication (no version hint).
+  // file and version M+1. Nothing follows the publication (the version hint
+  // only every kVersionHintInterval-th version; M+1 is 4 here).
   EXPECT_EQ(counters.writes.load(), 4u);
   // Reads: when the WriteTxn captures the head, one Head confirming that
   // version M is still the file this handle read (the graph was not
@@ -299,6 +302,32 @@ TEST_F(MutationTest, WarmOneNodeInsertMakesABudgetedSetOfStoreCalls) {
   // eight sync calls behind two barriers.
   EXPECT_EQ(counters.sync_calls.load(), 8u);
   EXPECT_EQ(counters.sync_barriers.load(), 2u);
+}
+
+// Every kVersionHintInterval-th publication leaves __manifest's version
+// hint, from which a new handle finds the head without a listing.
+TEST_F(MutationTest, EverySixteenthPublicationLeavesTheVersionHint) {
+  const std::string hint = dir_.path() + "/g/__manifest/_versions/latest_version_hint.json";
+  auto read_hint = [&] {
+    std::ifstream in(hint);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  uint64_t version = graph_->store().Latest()->manifest_version();
+  ASSERT_LT(version, graph::kVersionHintInterval);
+  EXPECT_FALSE(std::filesystem::exists(hint));
+  for (int i = 0; version < graph::kVersionHintInterval + 2; ++i) {
+    ASSERT_TRUE(Run("add_person", fmt::format(R"({{"name":"p{}","age":{}}})", i, i)).ok());
+    version = graph_->store().Latest()->manifest_version();
+  }
+  EXPECT_EQ(read_hint(), fmt::format(R"({{"version":{}}})", graph::kVersionHintInterval));
+  auto fresh = Omnigraph::Open(dir_.path() + "/g");
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  StoreCounters& counters = (*fresh)->store().store()->counters();
+  counters.Reset();
+  auto latest = (*fresh)->store().Latest();
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  EXPECT_EQ(latest->manifest_version(), graph::kVersionHintInterval + 2);
+  EXPECT_EQ(counters.lists.load(), 0u);
 }
 
 // The same insert on a branch costs the same: the branch's native ref is

@@ -211,13 +211,13 @@ Result<uint64_t> ManifestReader::LatestVersion(const NativeRef& ref, bool confir
       ++known;
     }
   }
-  // Nothing known (a cold start): the version hint every publication
-  // leaves usually settles it in a few Heads, where a listing reads one
-  // name per retained version.
+  // Nothing known (a cold start): the version hint publications leave
+  // settles it in at most kVersionHintProbes Heads, where a listing reads
+  // one name per retained version.
   if (known == 0) {
     OG_ASSIGN_OR_RETURN(std::optional<uint64_t> hinted,
                         table::Dataset::LatestVersionFromHint(store_.get(), root_, ref.lance_branch(),
-                                                              kMaxVersionProbes));
+                                                              kVersionHintProbes));
     if (hinted) return *hinted;
   }
   // Far behind, or no usable hint: one listing beats many probes.

@@ -140,5 +140,10 @@ class ManifestReader {
 
 inline constexpr size_t kManifestCacheVersions = 64;
 inline constexpr int kMaxVersionProbes = 4;
+// Every this many versions a publication leaves `__manifest`'s version hint;
+// a cold reader walks at most kVersionHintProbes successors from it (the
+// interval, plus slack for writers racing the reader) before it lists.
+inline constexpr uint64_t kVersionHintInterval = 16;
+inline constexpr int kVersionHintProbes = static_cast<int>(kVersionHintInterval) + 4;
 
 }  // namespace omnigraph::graph

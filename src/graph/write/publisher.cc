@@ -103,8 +103,14 @@ CommitRecord NewHead(const Publication& p, const CommitRecord& parent) {
 Result<Published> CommitPublication(GraphStore& graph, const Publication& p, const table::StagedTransaction& staged,
                                     const table::CommitOptions& options, std::shared_ptr<const GraphState> next) {
   const CommitRecord& head = next->head;
+  // After the CAS, every kVersionHintInterval-th version, only the
+  // best-effort version hint (unsynced, errors ignored): a cold reader finds
+  // the head from it with a few Heads instead of listing every retained
+  // __manifest version (ManifestReader::LatestVersion).
+  table::CommitOptions commit_options = options;
+  commit_options.write_version_hint = next->manifest_version % kVersionHintInterval == 0;
   OG_FAILPOINT(failpoint::kGraphBeforeCas);
-  auto committed = table::CommitLinear(staged, options);
+  auto committed = table::CommitLinear(staged, commit_options);
   Status failed = committed.ok() ? failpoint::Hit(failpoint::kGraphAfterCas) : committed.status();
   if (failed.ok()) {
     graph.manifests().Remember(p.ref, next->manifest_version,
@@ -244,9 +250,6 @@ Result<Published> Publish(GraphStore& graph, const Publication& p) {
   // rebasing, so nothing reads a transaction file there: the transaction
   // inline in the manifest suffices, saving a file and its sync barrier.
   options.write_transaction_file = false;
-  // After the CAS only the best-effort version hint (unsynced, errors
-  // ignored): it lets a cold reader find the head without listing every
-  // retained __manifest version (ManifestReader::LatestVersion).
   Result<Published> published = CommitPublication(graph, p, *staged, options, next);
   if (!published.ok() && !PublicationMayHaveLanded(published.status())) {
     DeleteUnpublished(graph.store().get(), written);
