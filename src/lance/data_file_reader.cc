@@ -1,7 +1,8 @@
 // DataFileReader: footer and metadata (one tail read), lazily parsed column
 // metadata, one cached decoded page per leaf column, and reassembly of leaf
 // levels into the top-level field's Arrow array (docs/lance-file-encoding.md
-// §1, §3.4).
+// §1, §3.4); blob v2 columns decode their descriptors and fetch the payloads
+// (blob_v2.h).
 
 #include <fmt/format.h>
 
@@ -18,6 +19,8 @@
 #include "encodings21.pb.h"
 #include "file.pb.h"
 #include "file2.pb.h"
+#include "columnar/blob_cell.h"
+#include "lance/blob_v2.h"
 #include "lance/data_file.h"
 #include "lance/data_file_format.h"
 #include "lance/page_decoder.h"
@@ -41,6 +44,7 @@ struct PageRef {
   uint64_t first_row = 0;
   pb::PageLayout layout;
   std::optional<uint64_t> checksum;  // PageChecksum of the buffers (our files)
+  std::vector<uint64_t> blob_checksums;  // blob descriptor pages of our files
 };
 
 struct Column {
@@ -49,6 +53,7 @@ struct Column {
   std::vector<PageRef> pages;
   int cached_page = -1;
   DecodedPage cached;
+  std::vector<BlobDescriptor> blob_rows;  // the cached page of a blob column
 };
 
 // A top-level field of the file.
@@ -60,6 +65,7 @@ struct TopField {
   int first_column = 0;
   int num_columns = 0;
   std::vector<LeafPath> paths;  // one per column
+  bool blob = false;            // a blob v2 descriptor column (one column, no paths)
 };
 
 // What a data file's schema tells the reader: its readable top-level
@@ -213,7 +219,8 @@ int CountLeaves(const Field& field) {
 
 class DataFileReaderImpl final : public DataFileReader {
  public:
-  explicit DataFileReaderImpl(std::unique_ptr<RandomAccessObject> file) : file_(std::move(file)) {
+  DataFileReaderImpl(std::unique_ptr<RandomAccessObject> file, ObjectStore* sidecars)
+      : file_(std::move(file)), sidecars_(sidecars) {
     where_ = fmt::format("data file '{}'", file_->path());
   }
 
@@ -235,8 +242,9 @@ class DataFileReaderImpl final : public DataFileReader {
     uint32_t num_columns = LoadLE<uint32_t>(footer + 28);
     uint16_t major = LoadLE<uint16_t>(footer + 32);
     uint16_t minor = LoadLE<uint16_t>(footer + 34);
-    if (major != kFormatMajor || minor != kFormatMinor) {
-      return Unsupported(fmt::format("{}: file format version {}.{} (only 2.1 is supported)", where_, major, minor));
+    if (major != kFormatMajor || minor < kFormatMinorMin || minor > kFormatMinorMax) {
+      return Unsupported(
+          fmt::format("{}: file format version {}.{} (only 2.1 and 2.2 are supported)", where_, major, minor));
     }
     const uint64_t body_end = size - kFooterBytes;
     if (num_global == 0) return CorruptData(fmt::format("{}: no global buffers", where_));
@@ -330,6 +338,7 @@ class DataFileReaderImpl final : public DataFileReader {
       return InvalidArgument(
           fmt::format("{}: rows [{}, {}) are outside the file's {} rows", where_, start, start + count, num_rows_));
     }
+    if (top.blob) return ReadBlob(top.first_column, start, count);
     std::vector<std::vector<StepArrays>> steps(static_cast<size_t>(top.num_columns));
     std::vector<LeafValues> values;
     values.reserve(static_cast<size_t>(top.num_columns));
@@ -390,11 +399,17 @@ class DataFileReaderImpl final : public DataFileReader {
     std::map<int32_t, int> index_of_id;
     std::vector<std::vector<int>> children(static_cast<size_t>(fields.size()));
     std::vector<int> roots;
+    bool in_blob = false;  // after a blob descriptor struct, before its first non-member
     for (int i = 0; i < fields.size(); ++i) {
-      if (!index_of_id.emplace(fields.Get(i).id(), i).second) {
-        return CorruptData(fmt::format("{}: field id {} is used twice", where_, fields.Get(i).id()));
+      const auto& proto = fields.Get(i);
+      // Lance writes a blob descriptor's members as id -1 fields right
+      // after the struct; they are part of its one column.
+      if (in_blob && proto.id() < 0 && proto.parent_id() < 0) continue;
+      in_blob = proto.parent_id() < 0 && IsBlobV2FileField(proto);
+      if (!index_of_id.emplace(proto.id(), i).second) {
+        return CorruptData(fmt::format("{}: field id {} is used twice", where_, proto.id()));
       }
-      int32_t parent = fields.Get(i).parent_id();
+      int32_t parent = proto.parent_id();
       if (parent < 0) {
         roots.push_back(i);
         continue;
@@ -410,6 +425,22 @@ class DataFileReaderImpl final : public DataFileReader {
     std::vector<std::pair<size_t, size_t>> supported_index;  // top field -> index in `supported`
     int column = 0;
     for (int root : roots) {
+      if (IsBlobV2FileField(fields.Get(root))) {
+        TopField top;
+        top.id = fields.Get(root).id();
+        top.name = fields.Get(root).name();
+        top.first_column = column;
+        top.num_columns = 1;
+        top.blob = true;
+        Field field = MakeBlobV2Field(top.name, fields.Get(root).nullable());
+        field.id = top.id;
+        supported_index.emplace_back(top_fields.size(), supported.size());
+        supported.push_back(std::move(field));
+        column += 1;
+        layout->top_by_id[top.id] = static_cast<int>(top_fields.size());
+        top_fields.push_back(std::move(top));
+        continue;
+      }
       // This field's subtree in pre-order.
       ProtoFields subtree;
       std::vector<int> stack{root};
@@ -525,6 +556,7 @@ class DataFileReaderImpl final : public DataFileReader {
         ref.sizes.push_back(size);
       }
       if (page.has_checksum()) ref.checksum = page.checksum();
+      ref.blob_checksums.assign(page.blob_payload_checksums().begin(), page.blob_payload_checksums().end());
       if (ours_ && !ref.checksum) return CorruptData(fmt::format("{} page {}: page lacks its checksum", where(), p));
       ref.num_rows = page.length();
       ref.first_row = row;
@@ -598,6 +630,60 @@ class DataFileReaderImpl final : public DataFileReader {
     OG_RETURN_IF_ERROR(DecodePage(ref.layout, path, ref.num_rows, ref.sizes, read, &column.cached, where));
     column.cached_page = page_index;
     return &column.cached;
+  }
+
+  // Rows [start, start + count) of the blob v2 descriptor column
+  // `column_index` as cells (blob_v2.h).
+  Result<ArrayPtr> ReadBlob(int column_index, uint64_t start, uint64_t count) {
+    Column& column = columns_[static_cast<size_t>(column_index)];
+    if (!column.parsed) OG_RETURN_IF_ERROR(ParseColumn(column_index, &column));
+    BlobPayloadSource source;
+    source.read_file = [this](uint64_t offset, uint64_t length) { return ReadBytes(offset, length); };
+    if (sidecars_ != nullptr) {
+      source.read_sidecar = [this](uint32_t blob_id, uint64_t offset, uint64_t length) {
+        return sidecars_->GetRange(BlobSidecarPath(file_->path(), blob_id), offset, length);
+      };
+    }
+    source.data_end = data_end_;
+    BinaryBuilder cells(DataType::LargeBinary());
+    cells.Reserve(static_cast<int64_t>(count));
+    uint64_t row = start;
+    const uint64_t end = start + count;
+    while (row < end) {
+      auto it = std::upper_bound(column.pages.begin(), column.pages.end(), row,
+                                 [](uint64_t r, const PageRef& p) { return r < p.first_row; });
+      const int page_index = static_cast<int>(it - column.pages.begin()) - 1;
+      const PageRef& ref = column.pages[static_cast<size_t>(page_index)];
+      const std::string where = fmt::format("{}: column {} page {}", where_, column_index, page_index);
+      if (column.cached_page != page_index) {
+        column.cached_page = -1;
+        std::vector<BufferPtr> buffers(ref.offsets.size());
+        std::vector<std::string_view> views;
+        for (size_t b = 0; b < buffers.size(); ++b) {
+          OG_ASSIGN_OR_RETURN(buffers[b], ReadBytes(ref.offsets[b], ref.sizes[b]));
+          views.push_back(buffers[b]->view());
+        }
+        if (ref.checksum && PageChecksum(views) != *ref.checksum) {
+          return CorruptData(fmt::format("{}: page checksum does not match its bytes", where));
+        }
+        if (ours_ && ref.blob_checksums.size() != ref.num_rows) {
+          return CorruptData(fmt::format("{}: blob page has {} payload checksums for {} rows", where,
+                                         ref.blob_checksums.size(), ref.num_rows));
+        }
+        auto read = [&](size_t b) -> Result<BufferPtr> {
+          if (b >= buffers.size()) return CorruptData(fmt::format("{}: buffer {} is missing", where, b));
+          return buffers[b];
+        };
+        OG_RETURN_IF_ERROR(DecodeBlobPage(ref.layout, ref.num_rows, ref.sizes, read, &column.blob_rows, where));
+        column.cached_page = page_index;
+      }
+      const uint64_t r0 = row - ref.first_row;
+      const uint64_t r1 = std::min(ref.num_rows, end - ref.first_row);
+      OG_RETURN_IF_ERROR(AppendBlobCells(column.blob_rows, r0, r1, ours_ ? ref.blob_checksums : std::vector<uint64_t>{},
+                                         source, &cells, where));
+      row += r1 - r0;
+    }
+    return cells.Finish();
   }
 
   // Feeds rows [start, start + count) of one leaf column to `assembler`
@@ -724,6 +810,7 @@ class DataFileReaderImpl final : public DataFileReader {
   };
 
   std::unique_ptr<RandomAccessObject> file_;
+  ObjectStore* sidecars_ = nullptr;  // the store holding the file, for blob sidecars
   std::string where_;
   uint64_t num_rows_ = 0;
   uint64_t data_end_ = 0;
@@ -741,9 +828,10 @@ uint64_t DataFileChecksumSeed(std::string_view path) {
   return Checksum64(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<RandomAccessObject> file) {
+Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<RandomAccessObject> file,
+                                                           ObjectStore* sidecars) {
   if (!file) return InvalidArgument("DataFileReader::Open: no file");
-  auto reader = std::make_unique<DataFileReaderImpl>(std::move(file));
+  auto reader = std::make_unique<DataFileReaderImpl>(std::move(file), sidecars);
   OG_RETURN_IF_ERROR(reader->Open());
   return std::unique_ptr<DataFileReader>(std::move(reader));
 }

@@ -73,7 +73,7 @@ std::string SmallFile() {
 
 TEST(DataFileReaderTest, OtherFileVersionsAreUnsupported) {
   std::string bytes = SmallFile();
-  for (auto [major, minor] : std::vector<std::pair<uint16_t, uint16_t>>{{2, 2}, {2, 0}, {0, 3}, {3, 1}}) {
+  for (auto [major, minor] : std::vector<std::pair<uint16_t, uint16_t>>{{2, 3}, {2, 0}, {0, 3}, {3, 1}}) {
     std::string patched = bytes;
     StoreLE<uint16_t>(patched.data() + patched.size() - 8, major);
     StoreLE<uint16_t>(patched.data() + patched.size() - 6, minor);
