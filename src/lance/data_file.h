@@ -109,15 +109,16 @@ uint64_t DataFileChecksumSeed(std::string_view path);
 class DataFileReader {
  public:
   // Reads the footer, column metadata and schema. `path` names the file in
-  // errors. `sidecars`, when given, is the store holding the file: packed
-  // and dedicated blob v2 payloads (written by Lance) are read from sidecar
-  // files next to it; without it such rows read as Unsupported. Errors:
+  // errors. `sidecars`, when given, is the store holding the file under
+  // `key`: packed and dedicated blob v2 payloads (written by Lance) are read
+  // from sidecar files next to it; without it such rows read as
+  // Unsupported. Errors:
   // NotFound, CorruptData (truncated file, bad magic, offsets outside the
   // file, undecodable metadata, a file of ours under another name than the
   // one it was written as), Unsupported (file version other than 2.1 and
   // 2.2, an unknown layout or encoding, named).
   static Result<std::unique_ptr<DataFileReader>> Open(std::unique_ptr<RandomAccessObject> file,
-                                                      ObjectStore* sidecars = nullptr);
+                                                      ObjectStore* sidecars = nullptr, std::string key = {});
   virtual ~DataFileReader() = default;
 
   virtual uint64_t num_rows() const = 0;

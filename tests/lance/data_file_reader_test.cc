@@ -201,25 +201,18 @@ Status DecodeLayout(const pb::PageLayout& layout, const DataTypePtr& type = Data
   return DecodePage(layout, paths[0], 1, sizes, read, &page, "t");
 }
 
-TEST(DataFileReaderTest, LayoutsOutsideFormat21AreUnsupported) {
-  pb::PageLayout large;
-  large.mutable_mini_block_layout()->set_has_large_chunk(true);
-  large.mutable_mini_block_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+TEST(DataFileReaderTest, LayoutsOutsideOurSubsetAreUnsupported) {
+  // A constant value on a nullable page without level buffers: which rows
+  // hold it is unknown.
   pb::PageLayout constant;
   constant.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
   constant.mutable_all_null_layout()->set_inline_value("abcd");
-  pb::PageLayout constant_levels;
-  constant_levels.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
-  constant_levels.mutable_all_null_layout()->mutable_def_compression()->mutable_flat()->set_bits_per_value(16);
   pb::PageLayout blob;
   blob.mutable_blob_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
   pb::PageLayout sparse;
   sparse.set_sparse_layout("x");
-  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {{&large, "large chunks"},
-                                                                      {&constant, "constant"},
-                                                                      {&constant_levels, "constant"},
-                                                                      {&blob, "blob"},
-                                                                      {&sparse, "sparse"}};
+  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {
+      {&constant, "constant"}, {&blob, "blob"}, {&sparse, "sparse"}};
   for (const auto& [layout, name] : cases) {
     Status st = DecodeLayout(*layout);
     EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << name << ": " << st.ToString();
