@@ -161,10 +161,9 @@ Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::
   m.transaction_file = transaction.FileName();
   m.writer_library = "omnigraph";
   m.writer_version = "0.1.0";
-  // 2.1, or 2.2 once the table holds a blob v2 column (engine.md §1.2). A
-  // Blob property added to a 2.1 table (a metadata-only Merge) moves it to
-  // 2.2: its older 2.1 data files stay valid, since Lance reads each data
-  // file at its own file version, and every later file is written at 2.2.
+  // 2.1, or 2.2 once the table holds a blob v2 column (engine.md §1.2).
+  // StageAddColumns lets a blob field onto a 2.1 table only while it has no
+  // data files: Lance refuses a table whose files mix 2.1 and 2.2.
   m.data_format_version = internal::DataFormatVersionString(internal::TableFileVersion(base, m.schema));
   m.RecomputeFeatureFlags();
   return m;

@@ -467,7 +467,17 @@ Result<StagedTransaction> StageAddColumns(const Dataset& base, const std::vector
   if (fields.empty()) return InvalidArgument("no columns to add");
   Schema schema = *base.schema();
   int32_t next_id = MaxUsedFieldId(base.manifest()) + 1;
+  const bool has_files = std::any_of(base.manifest().fragments.begin(), base.manifest().fragments.end(),
+                                     [](const lance::Fragment& f) { return !f.files.empty(); });
   for (Field field : fields) {
+    if (IsBlobV2Field(field) && has_files &&
+        internal::TableFileVersion(base.manifest(), *base.schema()) != lance::FileVersion::kV2_2) {
+      // The blob column would make the table 2.2 over its 2.1 data files,
+      // and Lance refuses a table mixing both versions.
+      return Unsupported(fmt::format("cannot add blob column '{}' to '{}': its data files are Lance file format 2.1 "
+                                     "and a blob column needs 2.2",
+                                     field.name, base.root()));
+    }
     if (!field.nullable) {
       return InvalidArgument(fmt::format("new column '{}' must be nullable: existing rows have no value", field.name));
     }

@@ -207,12 +207,20 @@ TEST(DataFileReaderTest, LayoutsOutsideOurSubsetAreUnsupported) {
   pb::PageLayout constant;
   constant.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
   constant.mutable_all_null_layout()->set_inline_value("abcd");
+  Status no_levels = DecodeLayout(constant, DataType::Int32(), {});
+  EXPECT_EQ(no_levels.code(), ErrorCode::kUnsupported) << no_levels.ToString();
+  EXPECT_NE(no_levels.message().find("constant"), std::string::npos) << no_levels.message();
+  // A 3-byte constant for 4-byte values.
+  constant.mutable_all_null_layout()->set_layers(0, pb::REPDEF_ALL_VALID_ITEM);
+  constant.mutable_all_null_layout()->set_inline_value("abc");
+  Status narrow = DecodeLayout(constant, DataType::Int32(), {});
+  EXPECT_EQ(narrow.code(), ErrorCode::kUnsupported) << narrow.ToString();
+  EXPECT_NE(narrow.message().find("3-byte inline value"), std::string::npos) << narrow.message();
   pb::PageLayout blob;
   blob.mutable_blob_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
   pb::PageLayout sparse;
   sparse.set_sparse_layout("x");
-  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {
-      {&constant, "constant"}, {&blob, "blob"}, {&sparse, "sparse"}};
+  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {{&blob, "blob"}, {&sparse, "sparse"}};
   for (const auto& [layout, name] : cases) {
     Status st = DecodeLayout(*layout);
     EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << name << ": " << st.ToString();
