@@ -82,6 +82,35 @@ Status IndexRows(const LayerInfo& info, DecodedPage* page, std::string_view wher
   return Status::OK();
 }
 
+// Decodes `n` rep or def levels of one buffer into `out`: raw u16 without a
+// compression (constant pages), else in `enc`; rle levels (written by Lance
+// in 2.2 files, in mini-block chunks and constant pages alike) are one
+// block: u64 byte count of the run values, the values, then u8 run lengths.
+Status DecodeBlockLevels(const pb::CompressiveEncoding* enc, ByteSpan buffer, uint64_t n, uint16_t* out,
+                         std::string_view where) {
+  if (enc == nullptr) {
+    if (buffer.size != 2 * n) {
+      return CorruptData(fmt::format("{}: {} bytes of levels for {} levels", where, buffer.size, n));
+    }
+    CopyBytes(out, buffer.data, buffer.size);
+    return Status::OK();
+  }
+  if (!enc->has_rle()) return DecodeLevels(*enc, buffer, n, out, where);
+  OG_ASSIGN_OR_RETURN(int bits, IntegerBits(*enc, where));
+  if (bits != 8 && bits != 16) return Unsupported(fmt::format("{}: {}-bit rep/def levels", where, bits));
+  if (buffer.size < 8) return CorruptData(fmt::format("{}: rle level block of {} bytes", where, buffer.size));
+  const uint64_t value_bytes = LoadLE<uint64_t>(buffer.data);
+  if (value_bytes > buffer.size - 8) {
+    return CorruptData(fmt::format("{}: rle level block claims {} value bytes", where, value_bytes));
+  }
+  const ByteSpan parts[2] = {{buffer.data + 8, static_cast<size_t>(value_bytes)},
+                             {buffer.data + 8 + value_bytes, static_cast<size_t>(buffer.size - 8 - value_bytes)}};
+  std::vector<uint8_t> raw(n * static_cast<uint64_t>(bits) / 8);
+  OG_RETURN_IF_ERROR(DecodeIntegers(*enc, parts, 2, n, raw.data(), where));
+  for (uint64_t i = 0; i < n; ++i) out[i] = bits == 8 ? raw[i] : LoadLE<uint16_t>(raw.data() + 2 * i);
+  return Status::OK();
+}
+
 // ---------------------------------------------------------------- mini-block
 
 Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, const std::vector<uint64_t>& sizes,
@@ -188,14 +217,14 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
         size_t at_level = page->rep.size();
         page->rep.resize(at_level + num_levels);
         OG_RETURN_IF_ERROR(
-            DecodeLevels(mb.rep_compression(), rep_span, num_levels, page->rep.data() + at_level, where));
+            DecodeBlockLevels(&mb.rep_compression(), rep_span, num_levels, page->rep.data() + at_level, where));
       }
       if (has_def) {
         // Materialize zeros for earlier chunks lazily: def is all-or-nothing.
         page->def.resize(page->num_levels, 0);
         page->def.resize(page->num_levels + num_levels);
-        OG_RETURN_IF_ERROR(
-            DecodeLevels(mb.def_compression(), def_span, num_levels, page->def.data() + page->num_levels, where));
+        OG_RETURN_IF_ERROR(DecodeBlockLevels(&mb.def_compression(), def_span, num_levels,
+                                             page->def.data() + page->num_levels, where));
       }
       page->num_levels += num_levels;
     } else {
@@ -357,34 +386,6 @@ Status DecodeFullZip(const pb::FullZipLayout& fz, const LeafPath& path, const st
 }
 
 // ---------------------------------------------------------------- constant
-
-// Decodes `n` levels of a constant page's level buffer into `out`: raw u16
-// without a compression, else its block form (rle: u64 byte count of the
-// run values, the values, then u8 run lengths).
-Status DecodeBlockLevels(const pb::CompressiveEncoding* enc, ByteSpan buffer, uint64_t n, uint16_t* out,
-                         std::string_view where) {
-  if (enc == nullptr) {
-    if (buffer.size != 2 * n) {
-      return CorruptData(fmt::format("{}: {} bytes of levels for {} levels", where, buffer.size, n));
-    }
-    CopyBytes(out, buffer.data, buffer.size);
-    return Status::OK();
-  }
-  if (!enc->has_rle()) return DecodeLevels(*enc, buffer, n, out, where);
-  OG_ASSIGN_OR_RETURN(int bits, IntegerBits(*enc, where));
-  if (bits != 8 && bits != 16) return Unsupported(fmt::format("{}: {}-bit rep/def levels", where, bits));
-  if (buffer.size < 8) return CorruptData(fmt::format("{}: rle level block of {} bytes", where, buffer.size));
-  const uint64_t value_bytes = LoadLE<uint64_t>(buffer.data);
-  if (value_bytes > buffer.size - 8) {
-    return CorruptData(fmt::format("{}: rle level block claims {} value bytes", where, value_bytes));
-  }
-  const ByteSpan parts[2] = {{buffer.data + 8, static_cast<size_t>(value_bytes)},
-                             {buffer.data + 8 + value_bytes, static_cast<size_t>(buffer.size - 8 - value_bytes)}};
-  std::vector<uint8_t> raw(n * static_cast<uint64_t>(bits) / 8);
-  OG_RETURN_IF_ERROR(DecodeIntegers(*enc, parts, 2, n, raw.data(), where));
-  for (uint64_t i = 0; i < n; ++i) out[i] = bits == 8 ? raw[i] : LoadLE<uint16_t>(raw.data() + 2 * i);
-  return Status::OK();
-}
 
 // Reads a constant page's value held in a buffer: a one-value array block
 // [u32 buffer count][u32 size of each][buffers] whose buffers are the

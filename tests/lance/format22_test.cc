@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "encodings21.pb.h"
 #include "file2.pb.h"
 #include "lance/data_file.h"
@@ -166,6 +168,41 @@ TEST(Format22Test, ReadsLargeMiniBlockChunks) {
   // Read as a 2.1 page (u16 words), the same bytes are refused, not misread.
   mb->set_has_large_chunk(false);
   EXPECT_FALSE(Decode(layout, Field("i", DataType::Int32()), 10, buffers, &page).ok());
+}
+
+TEST(Format22Test, ReadsRleLevelBlocksInLargeChunks) {
+  // Lance 8, format 2.2: Vector(3)? with only row 1 = [1, 2, 3]. The
+  // definition levels are one rle block: u64 value bytes (6), the run
+  // values 1, 0, 1 (u16), the run lengths 1, 1, 5 (u8).
+  pb::PageLayout layout;
+  auto* mb = layout.mutable_mini_block_layout();
+  auto* rle = mb->mutable_def_compression()->mutable_rle();
+  rle->mutable_values()->mutable_flat()->set_bits_per_value(16);
+  rle->mutable_run_lengths()->mutable_flat()->set_bits_per_value(8);
+  auto* fsl = mb->mutable_value_compression()->mutable_fixed_size_list();
+  fsl->set_items_per_value(3);
+  fsl->mutable_values()->mutable_flat()->set_bits_per_value(32);
+  fsl->set_has_validity(true);
+  mb->add_layers(pb::REPDEF_NULLABLE_ITEM);
+  mb->set_num_buffers(2);
+  mb->set_num_items(7);
+  mb->set_has_large_chunk(true);
+  std::string chunk =
+      "07 00 11 00 03 00 00 00 54 00 00 00 fe fe fe fe 06 00 00 00 00 00 00 00 01 00 00 00 01 00 01 01 05 fe fe fe "
+      "fe fe fe fe ff ff 03 fe fe fe fe fe 00 00 00 00 00 00 00 00 00 00 00 00 00 00 80 3f 00 00 00 40 00 00 40 40";
+  for (int i = 0; i < 60; ++i) chunk += " 00";
+  chunk += " fe fe fe fe";
+  DecodedPage page;
+  Status st = Decode(layout, Field("emb", DataType::FixedSizeList(DataType::Float32(), 3)), 7,
+                     {Hex("00 01 00 00"), Hex(chunk)}, &page);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(page.def, (std::vector<uint16_t>{1, 0, 1, 1, 1, 1, 1}));
+  ASSERT_EQ(page.values.count(), 7u);
+  for (int k = 0; k < 3; ++k) {
+    float v;
+    std::memcpy(&v, page.values.data().data() + 12 + 4 * k, 4);
+    EXPECT_EQ(v, static_cast<float>(k + 1));
+  }
 }
 
 TEST(Format22Test, ReadsConstantPages) {
