@@ -313,6 +313,17 @@ std::string BlobSidecarPath(std::string_view data_file_path, uint32_t blob_id) {
   return path;
 }
 
+std::string BlobSidecarOwner(std::string_view key) {
+  const size_t slash = key.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return {};
+  const std::string_view name = key.substr(slash + 1);
+  if (name.size() != 32 + 5 || !name.ends_with(".blob")) return {};
+  for (char c : name.substr(0, 32)) {
+    if (c != '0' && c != '1') return {};
+  }
+  return std::string(key.substr(0, slash)) + ".lance";
+}
+
 Status AppendBlobCells(const std::vector<BlobDescriptor>& rows, size_t begin, size_t end,
                        const std::vector<uint64_t>& checksums, const BlobPayloadSource& source, BinaryBuilder* out,
                        std::string_view where) {

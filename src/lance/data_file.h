@@ -97,6 +97,13 @@ class DataFileWriter {
   virtual Result<WrittenDataFile> Finish() = 0;
 };
 
+// The key of the data file that owns blob sidecar `key`
+// ("…/data/<stem>/<32 binary digits>.blob" -> "…/data/<stem>.lance"), or
+// "" when `key` is not a sidecar's. Lance stores packed and dedicated blob
+// v2 payloads in sidecars no manifest names, so a file collector must keep
+// a sidecar as long as its data file.
+std::string BlobSidecarOwner(std::string_view key);
+
 // Reads one data file. Thread-compatible (one reader per thread).
 // The seed of a data file's descriptor checksum: XXH3 of the file's name
 // (the last component of `path`). A file we write can then only be read

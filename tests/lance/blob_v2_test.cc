@@ -402,6 +402,11 @@ TEST(BlobV2Test, SidecarFilesAreNamedByBlobIdLeastSignificantBitFirst) {
   EXPECT_EQ(BlobSidecarPath("t/data/abc.lance", 3), "t/data/abc/11000000000000000000000000000000.blob");
   EXPECT_EQ(BlobSidecarPath("t/data/abc.lance", 6), "t/data/abc/01100000000000000000000000000000.blob");
   EXPECT_EQ(BlobSidecarPath("abc.lance", 0x80000000u), "abc/00000000000000000000000000000001.blob");
+  // A collector maps a sidecar back to its data file.
+  EXPECT_EQ(BlobSidecarOwner("t/data/abc/11000000000000000000000000000000.blob"), "t/data/abc.lance");
+  EXPECT_EQ(BlobSidecarOwner("t/data/abc.lance"), "");
+  EXPECT_EQ(BlobSidecarOwner("t/data/abc/12000000000000000000000000000000.blob"), "");
+  EXPECT_EQ(BlobSidecarOwner("t/data/abc/1100.blob"), "");
 }
 
 TEST(BlobV2Test, DescriptorPagesOutsideTheFormAreRefused) {
