@@ -80,7 +80,7 @@ bool IsDescriptorEncoding(const pb::CompressiveEncoding& enc) {
 
 // The cell of managed `bytes`, appended without a copy when no escape is
 // needed.
-void AppendManaged(std::string_view bytes, BinaryBuilder* out) {
+void AppendManagedCell(std::string_view bytes, BinaryBuilder* out) {
   BlobCell plain = DecodeBlobCell(bytes);
   if (!plain.external && plain.payload.size() == bytes.size()) {
     out->Append(bytes);
@@ -89,7 +89,7 @@ void AppendManaged(std::string_view bytes, BinaryBuilder* out) {
   }
 }
 
-std::string_view KindName(BlobKind kind) {
+std::string_view BlobKindName(BlobKind kind) {
   switch (kind) {
     case BlobKind::kInline: return "inline";
     case BlobKind::kPacked: return "packed";
@@ -353,7 +353,7 @@ Status AppendBlobCells(const std::vector<BlobDescriptor>& rows, size_t begin, si
     if (d.kind == BlobKind::kPacked || d.kind == BlobKind::kDedicated) {
       if (!source.read_sidecar) {
         return Unsupported(fmt::format("{}: blob row {} is stored {} in a sidecar file, which this reader cannot open",
-                                       where, i, KindName(d.kind)));
+                                       where, i, BlobKindName(d.kind)));
       }
       if (d.size == 0) {
         out->Append(std::string_view());
@@ -362,7 +362,7 @@ Status AppendBlobCells(const std::vector<BlobDescriptor>& rows, size_t begin, si
         if (bytes->size() != d.size) {
           return CorruptData(fmt::format("{}: blob row {} read {} of its {} sidecar bytes", where, i, bytes->size(), d.size));
         }
-        AppendManaged(bytes->view(), out);
+        AppendManagedCell(bytes->view(), out);
       }
       ++i;
       continue;
@@ -408,7 +408,7 @@ Status AppendBlobCells(const std::vector<BlobDescriptor>& rows, size_t begin, si
       } else {
         std::string_view bytes = span->view().substr(e.position - span_begin, e.size);
         OG_RETURN_IF_ERROR(verify(r, bytes));
-        AppendManaged(bytes, out);
+        AppendManagedCell(bytes, out);
       }
     }
     i = j;
