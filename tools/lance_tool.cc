@@ -3,6 +3,7 @@
 // "Interop with real Lance").
 //
 //   lance-tool write-fixtures DIR        datasets DIR/*.lance + DIR/expected.json
+//   lance-tool write-blobs DIR           DIR/blobs.lance (a blob v2 column) + DIR/blobs.json
 //   lance-tool dump DIR NAME [--version V] [--tag T] [--branch B] [--count]
 //                                        rows of DIR/NAME.lance as JSON lines
 //
@@ -14,12 +15,14 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "columnar/blob_cell.h"
 #include "columnar/builder.h"
 #include "columnar/scalar.h"
 #include "io/local_store.h"
@@ -323,6 +326,70 @@ Result<json> WriteMillion(const ObjectStorePtr& store) {
               {"latest_version", v2.version()}};
 }
 
+// blobs: a blob v2 column (bytes, empty, NULL, an external URI, 100 KiB, a
+// managed value that looks like a reference) over two fragments of many
+// pages; blobs.json lists each row's id, cell (hex, as `dump` prints it),
+// and the descriptor Lance should report: kind, size, uri.
+Result<json> WriteBlobs(const ObjectStorePtr& store) {
+  Field id("id", DataType::Int64(), false);
+  id.unenforced_primary_key = true;
+  Schema schema({id, MakeBlobV2Field("payload", true), Field("n", DataType::Int32())});
+  OG_ASSIGN_OR_RETURN(Dataset v1, Dataset::Create(store, "blobs.lance", schema));
+  struct Row {
+    std::optional<std::string> cell;
+    int kind;  // -1 for NULL
+    uint64_t size;
+    std::string uri;
+  };
+  std::vector<Row> rows;
+  auto managed = [&](std::string bytes) { rows.push_back({EncodeManagedBlobCell(bytes), 0, bytes.size(), ""}); };
+  managed("hello");
+  managed("");
+  rows.push_back({std::nullopt, -1, 0, ""});
+  rows.push_back({EncodeExternalBlobCell("s3://bucket/dir/x.bin"), 3, 0, "s3://bucket/dir/x.bin"});
+  std::string big(100 * 1024, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((i * 13 + 5) & 0xFF);
+  managed(big);
+  managed(EncodeExternalBlobCell("s3://b/k"));
+  for (int i = 0; i < 40; ++i) {
+    if (i % 4 == 0) {
+      rows.push_back({std::nullopt, -1, 0, ""});
+    } else {
+      managed(std::string(static_cast<size_t>(i), static_cast<char>('a' + i % 26)));
+    }
+  }
+  json expected = json::array();
+  auto batch_of = [&](size_t begin, size_t end) -> Result<RecordBatchPtr> {
+    Int64Builder ids(DataType::Int64());
+    BinaryBuilder cells(DataType::LargeBinary());
+    Int32Builder n(DataType::Int32());
+    for (size_t r = begin; r < end; ++r) {
+      ids.Append(static_cast<int64_t>(r));
+      if (rows[r].cell) cells.Append(*rows[r].cell); else cells.AppendNull();
+      n.Append(static_cast<int32_t>(r));
+      std::string hex;
+      if (rows[r].cell) {
+        for (unsigned char c : *rows[r].cell) hex += fmt::format("{:02x}", c);
+      }
+      expected.push_back(json{{"id", std::to_string(r)},
+                              {"cell", rows[r].cell ? json(hex) : json(nullptr)},
+                              {"kind", rows[r].kind},
+                              {"size", std::to_string(rows[r].size)},
+                              {"uri", rows[r].uri}});
+    }
+    return RecordBatch::Make(v1.schema(), {ids.Finish(), cells.Finish(), n.Finish()});
+  };
+  table::StageOptions options;
+  options.file_options.max_rows_per_page = 8;
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr first, batch_of(0, 20));
+  OG_ASSIGN_OR_RETURN(auto s2, table::StageAppend(v1, {first}, options));
+  OG_ASSIGN_OR_RETURN(Dataset v2, table::CommitLinear(s2));
+  OG_ASSIGN_OR_RETURN(RecordBatchPtr second, batch_of(20, rows.size()));
+  OG_ASSIGN_OR_RETURN(auto s3, table::StageAppend(v2, {second}, options));
+  OG_ASSIGN_OR_RETURN(Dataset v3, table::CommitLinear(s3));
+  return json{{"rows", expected}, {"version", v3.version()}, {"data_format", v3.manifest().data_format_version}};
+}
+
 int Fail(const Status& st) {
   std::fprintf(stderr, "error: %s\n", st.ToString().c_str());
   return 3;
@@ -337,6 +404,15 @@ int WriteFixtures(const std::string& dir) {
     datasets.push_back(std::move(result).value());
   }
   Status st = store->Put("expected.json", json{{"datasets", datasets}}.dump());
+  if (!st.ok()) return Fail(st);
+  return 0;
+}
+
+int WriteBlobFixture(const std::string& dir) {
+  auto store = LocalStore::Make(dir);
+  auto result = WriteBlobs(store);
+  if (!result.ok()) return Fail(result.status());
+  Status st = store->Put("blobs.json", result->dump());
   if (!st.ok()) return Fail(st);
   return 0;
 }
@@ -394,9 +470,10 @@ int Dump(const std::string& dir, const std::string& name, int argc, char** argv)
 int main(int argc, char** argv) {
   using namespace omnigraph::tools;
   if (argc >= 3 && std::strcmp(argv[1], "write-fixtures") == 0) return WriteFixtures(argv[2]);
+  if (argc >= 3 && std::strcmp(argv[1], "write-blobs") == 0) return WriteBlobFixture(argv[2]);
   if (argc >= 4 && std::strcmp(argv[1], "dump") == 0) return Dump(argv[2], argv[3], argc - 4, argv + 4);
   std::fprintf(stderr,
-               "usage:\n  lance-tool write-fixtures DIR\n"
+               "usage:\n  lance-tool write-fixtures DIR\n  lance-tool write-blobs DIR\n"
                "  lance-tool dump DIR NAME [--version V] [--tag T] [--branch B] [--count]\n");
   return 2;
 }

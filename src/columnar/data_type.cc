@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "columnar/blob_cell.h"
+
 namespace omnigraph {
 namespace {
 
@@ -174,6 +176,8 @@ int32_t MaxIdIn(const std::vector<Field>& fields) {
   int32_t max_id = -1;
   for (const Field& f : fields) {
     max_id = std::max(max_id, f.id);
+    // A blob v2 field also owns the ids of its struct's two children.
+    if (f.id >= 0 && IsBlobV2Field(f)) max_id = std::max(max_id, f.id + kBlobV2FieldIds - 1);
     if (f.type) max_id = std::max(max_id, MaxIdIn(f.type->children()));
   }
   return max_id;
@@ -183,7 +187,11 @@ int32_t MaxIdIn(const std::vector<Field>& fields) {
 DataTypePtr AssignIdsInType(const DataTypePtr& type, int32_t* next_id);
 
 void AssignIdsInField(Field* field, int32_t* next_id) {
-  if (field->id < 0) field->id = (*next_id)++;
+  if (field->id < 0) {
+    field->id = *next_id;
+    // A blob v2 field is a struct of two children in Lance's schema.
+    *next_id += IsBlobV2Field(*field) ? kBlobV2FieldIds : 1;
+  }
   // Lance stores a fixed-size list as one leaf field: its item has no id.
   if (field->type && (field->type->id() == TypeId::kList || field->type->id() == TypeId::kStruct)) {
     field->type = AssignIdsInType(field->type, next_id);

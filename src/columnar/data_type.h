@@ -126,11 +126,14 @@ class Schema {
   // Searches all nesting levels for the field with id `id`.
   const Field* FindFieldById(int32_t id) const;
 
-  // Largest field id at any nesting level, or -1 when none is assigned.
+  // Largest field id at any nesting level, or -1 when none is assigned. A
+  // blob v2 field (columnar/blob_cell.h) counts with the two ids of its
+  // Lance children: id + 2.
   int32_t MaxFieldId() const;
   // Gives every field without an id (at any level) the next unused id,
   // depth-first in pre-order, as Lance does (the item of a fixed-size list
-  // is part of its leaf and gets none). Ids start at
+  // is part of its leaf and gets none; a blob v2 field takes three
+  // consecutive ids, for itself and its Lance children). Ids start at
   // max(MaxFieldId() + 1, first_id): callers pass the dataset's highest id
   // ever used + 1 so dropped ids are never reused.
   void AssignMissingFieldIds(int32_t first_id = 0);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "columnar/blob_cell.h"
 #include "compiler/entity_id.h"
 #include "compiler/schema_parser.h"
 #include "util/checksum.h"
@@ -932,9 +933,11 @@ std::string Catalog::IrHash() const { return fmt::format("{:016x}", Checksum64(T
 namespace {
 
 Field PropertyField(const Property& p) {
-  Field f(p.name, p.type.PhysicalType(), p.type.nullable);
-  f.metadata[std::string(kStablePropertyIdKey)] = std::to_string(p.stable_id);
-  return f;
+  Metadata metadata{{std::string(kStablePropertyIdKey), std::to_string(p.stable_id)}};
+  // A Blob is persisted as a Lance blob v2 column (engine.md §1.2): its
+  // LargeBinary field carries the extension name the Lance layer maps.
+  if (p.type.is_blob()) return MakeBlobV2Field(p.name, p.type.nullable, std::move(metadata));
+  return Field(p.name, p.type.PhysicalType(), p.type.nullable, std::move(metadata));
 }
 
 Field IdField(std::string name, bool primary_key) {

@@ -187,7 +187,9 @@ class Catalog {
 
   // Physical table schemas (§1.6). Node: `id` Utf8 NOT NULL (primary key),
   // then every property in lexical order. Edge: `id`, `src`, `dst` Utf8 NOT
-  // NULL, then properties. Property fields carry kStablePropertyIdKey.
+  // NULL, then properties. Property fields carry kStablePropertyIdKey; a
+  // Blob property's LargeBinary field also names the `lance.blob.v2`
+  // extension (columnar/blob_cell.h: persisted as a Lance blob v2 column).
   Schema NodeTableSchema(const NodeType& node) const;
   Schema EdgeTableSchema(const EdgeType& edge) const;
 

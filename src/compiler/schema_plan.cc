@@ -46,6 +46,14 @@ std::set<std::vector<std::string>> TupleSet(const Type& type, const std::vector<
   return set;
 }
 
+// Whether `type` declares a Blob property: its table then stores Lance file
+// format 2.2 (a blob v2 column needs it; engine.md §1.2), otherwise 2.1.
+template <typename Type>
+bool HasBlobProperty(const Type& type) {
+  return std::any_of(type.properties.begin(), type.properties.end(),
+                     [](const Property& p) { return p.type.is_blob(); });
+}
+
 const Property* FindById(const std::vector<Property>& props, uint32_t id) {
   for (const Property& p : props) if (p.stable_id == id) return &p;
   return nullptr;
@@ -197,6 +205,18 @@ class Planner {
                                           "declare it nullable",
                                           dp.name, dp.type.ToString()),
                       "OG-MF-103");
+        } else if (dp.type.is_blob() && !HasBlobProperty(a)) {
+          // The table of a type without a Blob stores Lance file format
+          // 2.1; a Blob is a blob v2 column, which needs 2.2, and Lance
+          // refuses a table whose data files mix the two versions (verified
+          // with Lance 8: "All data files must have the same version").
+          // Converting would rewrite every data file of the type, which a
+          // metadata-only apply does not do.
+          Unsupported(entity, fmt::format("adding Blob property '{}' to existing {} type '{}' is not supported: its "
+                                          "table stores Lance file format 2.1, a Blob column needs format 2.2, and "
+                                          "Lance refuses a table mixing both; declare Blob properties when the type "
+                                          "is created (or add a new type)",
+                                          dp.name, type_kind, d.name));
         } else {
           Add({.kind = "add_property", .type_kind = type_kind, .type_name = d.name, .property = dp.name});
         }

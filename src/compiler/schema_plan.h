@@ -6,6 +6,12 @@
 // Identity decides what a step is: declarations are matched by stable id
 // (Catalog::InheritIdentity), so `years @rename_from("age")` is a
 // rename_property and a dropped-then-re-added property is a drop plus an add.
+//
+// Adding a Blob property to an existing type that has none is an
+// unsupported_change: that type's table stores Lance file format 2.1, a
+// Blob is a Lance blob v2 column that needs 2.2, and Lance refuses a table
+// whose data files mix both versions (engine.md §1.2). A type that already
+// has a Blob (its table is 2.2) may gain more.
 #pragma once
 
 #include <functional>

@@ -12,12 +12,6 @@
 namespace omnigraph::exec {
 namespace {
 
-// Reserved cell prefixes. The NUL bytes keep them out of any text a user is
-// likely to store; the escape keeps the encoding injective for the bytes
-// that do start with one of them.
-constexpr std::string_view kExternalMarker("\0omnigraph:external-blob:v1\0", 28);
-constexpr std::string_view kEscapeMarker("\0omnigraph:managed-blob:v1\0", 27);
-
 constexpr std::string_view kBase64Prefix = "base64:";
 
 Status Refused(std::string_view uri, std::string reason) {
@@ -48,27 +42,6 @@ std::string DecodeDots(std::string_view segment) {
 }
 
 }  // namespace
-
-BlobCell DecodeBlobCell(std::string_view stored) {
-  if (stored.starts_with(kExternalMarker)) return BlobCell{true, stored.substr(kExternalMarker.size())};
-  if (stored.starts_with(kEscapeMarker)) return BlobCell{false, stored.substr(kEscapeMarker.size())};
-  return BlobCell{false, stored};
-}
-
-std::string EncodeManagedBlobCell(std::string_view bytes) {
-  if (bytes.starts_with(kExternalMarker) || bytes.starts_with(kEscapeMarker)) {
-    std::string cell(kEscapeMarker);
-    cell += bytes;
-    return cell;
-  }
-  return std::string(bytes);
-}
-
-std::string EncodeExternalBlobCell(std::string_view uri) {
-  std::string cell(kExternalMarker);
-  cell += uri;
-  return cell;
-}
 
 std::string BlobEtag(std::string_view bytes) {
   return fmt::format("\"{:016x}-{:x}\"", Checksum64(bytes), bytes.size());

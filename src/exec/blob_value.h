@@ -2,21 +2,10 @@
 // Blob cell stores, how input text ("base64:<data>" or a URI) becomes one,
 // and the ExternalBlobPolicy that admits external URIs.
 //
-// Physical layout. A Blob property is a nullable LargeBinary column
-// (compiler/types.cc): NULL is an absent value and a zero-length cell is a
-// valid empty blob, so the two stay distinct through every path that copies
-// cells (loads, merges, compaction, export). A managed blob's cell holds its
-// bytes unchanged. An external blob's cell holds a reserved marker followed
-// by its normalized URI; the rare managed value whose bytes begin with one
-// of the two reserved markers is stored behind the escape marker, so the
-// encoding stays injective (equal cells <=> equal values) and merges compare
-// blobs by content without decoding. Every reader of a Blob column goes
-// through DecodeBlobCell. (The Lance Blob-v2 descriptor layout replaces this
-// later. The column deliberately carries no `lance-encoding:blob` field
-// metadata: that "Blob v1" tag makes Lance readers route the column through
-// the blob column encoding (out-of-line payloads, scans returning
-// position/size descriptors), which these plain LargeBinary pages are not,
-// and Lance refuses the tag outright in file version 2.2 and later.)
+// Cells. A Blob property is a nullable LargeBinary column of cells (managed
+// bytes, or a marker plus an external URI); the cell codec lives in
+// columnar/blob_cell.h, below the Lance layer that persists the column as a
+// Lance blob v2 column (src/lance/blob_v2.h) and reads it back into cells.
 //
 // External URIs. A URI is admitted only when the graph's policy allows a
 // base it lies under (engine.md §5.3: default deny). The direct-store CLI
@@ -30,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "columnar/blob_cell.h"
 #include "util/status.h"
 
 namespace omnigraph::exec {
@@ -39,21 +29,12 @@ inline constexpr size_t kMaxExternalBlobUriBytes = 65536;          // EXTERNAL_B
 inline constexpr uint64_t kMaxExternalBlobCellsPerOperation = 8192;  // new URI cells per operation
 inline constexpr uint64_t kBlobReadRangeMaxBytes = 4u << 20;        // BLOB_READ_RANGE_MAX_BYTES
 
-// ---- Cells
+// ---- Cells (columnar/blob_cell.h)
 
-// A decoded Blob cell: managed bytes or an external URI, viewing the
-// stored cell.
-struct BlobCell {
-  bool external = false;
-  std::string_view payload;  // the bytes (managed) or the normalized URI (external)
-};
-
-// Decodes a stored (non-NULL) cell.
-BlobCell DecodeBlobCell(std::string_view stored);
-// The cell that stores managed `bytes`.
-std::string EncodeManagedBlobCell(std::string_view bytes);
-// The cell that stores a reference to `uri` (already admitted/normalized).
-std::string EncodeExternalBlobCell(std::string_view uri);
+using omnigraph::BlobCell;
+using omnigraph::DecodeBlobCell;
+using omnigraph::EncodeExternalBlobCell;
+using omnigraph::EncodeManagedBlobCell;
 
 // The strong entity tag of managed `bytes` (a quoted content digest), as
 // `blob stat` and HTTP ETag report it.

@@ -1,5 +1,5 @@
-// Container constants of Lance 2.1 data files shared by the writer and the
-// reader (docs/lance-file-encoding.md §1).
+// Container constants of Lance 2.1 and 2.2 data files shared by the writer
+// and the reader (docs/lance-file-encoding.md §1, §15).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,9 @@ namespace omnigraph::lance {
 inline constexpr uint64_t kFooterBytes = 40;
 inline constexpr std::string_view kFileMagic = "LANC";
 inline constexpr uint16_t kFormatMajor = 2;
-inline constexpr uint16_t kFormatMinor = 1;
+// Minor versions read and written: 1 and 2 (data_file.h FileVersion).
+inline constexpr uint16_t kFormatMinorMin = 1;
+inline constexpr uint16_t kFormatMinorMax = 2;
 // Every page buffer and global buffer starts at a multiple of this.
 inline constexpr uint64_t kBufferAlignment = 64;
 

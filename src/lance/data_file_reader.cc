@@ -1,7 +1,8 @@
 // DataFileReader: footer and metadata (one tail read), lazily parsed column
 // metadata, one cached decoded page per leaf column, and reassembly of leaf
 // levels into the top-level field's Arrow array (docs/lance-file-encoding.md
-// §1, §3.4).
+// §1, §3.4); blob v2 columns decode their descriptors and fetch the payloads
+// (blob_v2.h).
 
 #include <fmt/format.h>
 
@@ -9,17 +10,19 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 
 #include <google/protobuf/arena.h>
 
+#include "columnar/blob_cell.h"
 #include "encodings21.pb.h"
 #include "file.pb.h"
 #include "file2.pb.h"
+#include "lance/blob_v2.h"
 #include "lance/data_file.h"
 #include "lance/data_file_format.h"
+#include "lance/file_layout.h"
 #include "lance/page_decoder.h"
 #include "lance/proto_convert.h"
 #include "lance/repdef.h"
@@ -41,6 +44,7 @@ struct PageRef {
   uint64_t first_row = 0;
   pb::PageLayout layout;
   std::optional<uint64_t> checksum;  // PageChecksum of the buffers (our files)
+  std::vector<uint64_t> blob_checksums;  // blob descriptor pages of our files
 };
 
 struct Column {
@@ -49,121 +53,8 @@ struct Column {
   std::vector<PageRef> pages;
   int cached_page = -1;
   DecodedPage cached;
+  std::vector<BlobDescriptor> blob_rows;  // the cached page of a blob column
 };
-
-// A top-level field of the file.
-struct TopField {
-  int32_t id = -1;
-  std::string name;
-  const Field* field = nullptr;  // in the reader's schema; null when unsupported
-  Status unsupported;            // why `field` is null
-  int first_column = 0;
-  int num_columns = 0;
-  std::vector<LeafPath> paths;  // one per column
-};
-
-// What a data file's schema tells the reader: its readable top-level
-// fields, their leaf columns and paths. Every file written with one table
-// schema carries the same schema bytes, so a process shares one layout per
-// distinct schema instead of parsing it again for each file (a table written
-// by many small commits is mostly files to open).
-struct FileLayout {
-  SchemaPtr schema;
-  std::vector<TopField> top_fields;
-  std::map<int32_t, int> top_by_id;
-  int total_columns = 0;
-  // False when a field is unreadable: its Unsupported status names the file
-  // it was built for, so such a layout is never shared.
-  bool shareable = true;
-};
-using FileLayoutPtr = std::shared_ptr<const FileLayout>;
-
-// Layouts already built, by the serialized Schema they came from. Bounded:
-// a process rarely sees more than a few schemas per table.
-class FileLayoutCache {
- public:
-  static FileLayoutCache& Instance() {
-    static FileLayoutCache cache;
-    return cache;
-  }
-  FileLayoutPtr Find(std::string_view schema_bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = layouts_.find(schema_bytes);
-    return it == layouts_.end() ? nullptr : it->second;
-  }
-  void Insert(std::string_view schema_bytes, FileLayoutPtr layout) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (layouts_.size() >= kMaxLayouts) layouts_.clear();
-    layouts_.emplace(std::string(schema_bytes), std::move(layout));
-  }
-
- private:
-  static constexpr size_t kMaxLayouts = 256;
-  std::mutex mutex_;
-  std::map<std::string, FileLayoutPtr, std::less<>> layouts_;
-};
-
-// Reads a base-128 varint at `*pos` of [p, p + size); false when truncated
-// or longer than 64 bits.
-bool ReadVarint(const uint8_t* p, size_t size, size_t* pos, uint64_t* out) {
-  *out = 0;
-  for (int shift = 0; shift < 64; shift += 7) {
-    if (*pos >= size) return false;
-    uint8_t b = p[(*pos)++];
-    *out |= static_cast<uint64_t>(b & 0x7F) << shift;
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-// Skips the value of a field with `key` at `*pos`; false when truncated or
-// of a wire type we do not skip (groups).
-bool SkipField(const uint8_t* p, size_t size, size_t* pos, uint64_t key) {
-  uint64_t n;
-  switch (key & 7) {
-    case 0: return ReadVarint(p, size, pos, &n);
-    case 1: n = 8; break;
-    case 5: n = 4; break;
-    case 2:
-      if (!ReadVarint(p, size, pos, &n)) return false;
-      break;
-    default: return false;
-  }
-  if (n > size - *pos) return false;
-  *pos += n;
-  return true;
-}
-
-// Splits a serialized FileDescriptor (1: schema, 2: length) without parsing
-// the schema. False when the bytes are not exactly one schema and at most
-// one length; the caller then parses them in full.
-bool SplitFileDescriptor(std::string_view bytes, std::string_view* schema, uint64_t* length) {
-  const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
-  size_t pos = 0;
-  bool seen_schema = false, seen_length = false;
-  *length = 0;
-  while (pos < bytes.size()) {
-    uint64_t key, n;
-    if (!ReadVarint(p, bytes.size(), &pos, &key)) return false;
-    // Field number 0 and tags beyond 32 bits are invalid protobuf: leave
-    // them to the full parse, which refuses them.
-    if (key >> 3 == 0 || key > 0xFFFFFFFFu) return false;
-    if (key == (1 << 3 | 2) && !seen_schema) {
-      if (!ReadVarint(p, bytes.size(), &pos, &n) || n > bytes.size() - pos) return false;
-      *schema = bytes.substr(pos, n);
-      pos += n;
-      seen_schema = true;
-    } else if (key == (2 << 3 | 0) && !seen_length) {
-      if (!ReadVarint(p, bytes.size(), &pos, length)) return false;
-      seen_length = true;
-    } else if (key >> 3 == 1 || key >> 3 == 2) {
-      return false;  // repeated or mistyped: protobuf's merge rules apply
-    } else if (!SkipField(p, bytes.size(), &pos, key)) {
-      return false;  // unknown fields (our checksum) are skipped
-    }
-  }
-  return seen_schema;
-}
 
 // Parses a serialized google.protobuf.Any (1: type_url, 2: value) by hand:
 // libprotobuf would log UTF-8 complaints for a corrupt type_url.
@@ -173,12 +64,12 @@ bool ParseAny(const std::string& bytes, std::string* type_url, std::string* valu
   size_t pos = 0;
   while (pos < size) {
     uint64_t key, n;
-    if (!ReadVarint(p, size, &pos, &key)) return false;
+    if (!ReadProtoVarint(p, size, &pos, &key)) return false;
     if ((key & 7) != 2) {
-      if (!SkipField(p, size, &pos, key)) return false;
+      if (!SkipProtoField(p, size, &pos, key)) return false;
       continue;
     }
-    if (!ReadVarint(p, size, &pos, &n) || n > size - pos) return false;
+    if (!ReadProtoVarint(p, size, &pos, &n) || n > size - pos) return false;
     if (key >> 3 == 1) type_url->assign(bytes, pos, n);
     if (key >> 3 == 2) value->assign(bytes, pos, n);
     pos += n;
@@ -195,25 +86,10 @@ std::string Printable(std::string_view text) {
   return out;
 }
 
-bool IsContainer(const std::string& logical_type) {
-  return logical_type == "struct" || logical_type == "list" || logical_type == "large_list" || logical_type == "map";
-}
-
-int CountLeaves(const Field& field) {
-  switch (field.type->id()) {
-    case TypeId::kStruct: {
-      int n = 0;
-      for (const Field& member : field.type->children()) n += CountLeaves(member);
-      return n;
-    }
-    case TypeId::kList: return CountLeaves(field.type->item());
-    default: return 1;
-  }
-}
-
 class DataFileReaderImpl final : public DataFileReader {
  public:
-  explicit DataFileReaderImpl(std::unique_ptr<RandomAccessObject> file) : file_(std::move(file)) {
+  DataFileReaderImpl(std::unique_ptr<RandomAccessObject> file, ObjectStore* sidecars, std::string key)
+      : file_(std::move(file)), sidecars_(sidecars), key_(std::move(key)) {
     where_ = fmt::format("data file '{}'", file_->path());
   }
 
@@ -235,8 +111,9 @@ class DataFileReaderImpl final : public DataFileReader {
     uint32_t num_columns = LoadLE<uint32_t>(footer + 28);
     uint16_t major = LoadLE<uint16_t>(footer + 32);
     uint16_t minor = LoadLE<uint16_t>(footer + 34);
-    if (major != kFormatMajor || minor != kFormatMinor) {
-      return Unsupported(fmt::format("{}: file format version {}.{} (only 2.1 is supported)", where_, major, minor));
+    if (major != kFormatMajor || minor < kFormatMinorMin || minor > kFormatMinorMax) {
+      return Unsupported(
+          fmt::format("{}: file format version {}.{} (only 2.1 and 2.2 are supported)", where_, major, minor));
     }
     const uint64_t body_end = size - kFooterBytes;
     if (num_global == 0) return CorruptData(fmt::format("{}: no global buffers", where_));
@@ -330,6 +207,7 @@ class DataFileReaderImpl final : public DataFileReader {
       return InvalidArgument(
           fmt::format("{}: rows [{}, {}) are outside the file's {} rows", where_, start, start + count, num_rows_));
     }
+    if (top.blob) return ReadBlob(top.first_column, start, count);
     std::vector<std::vector<StepArrays>> steps(static_cast<size_t>(top.num_columns));
     std::vector<LeafValues> values;
     values.reserve(static_cast<size_t>(top.num_columns));
@@ -357,112 +235,10 @@ class DataFileReaderImpl final : public DataFileReader {
     return file_->ReadAt(offset, length);
   }
 
-  // Sets num_rows_ and layout_ from the serialized FileDescriptor, sharing
-  // the layout of an identical schema seen before.
+  // Sets num_rows_ and layout_ from the serialized FileDescriptor.
   Status ReadLayout(std::string_view descriptor_bytes) {
-    std::string_view schema_bytes;
-    if (!SplitFileDescriptor(descriptor_bytes, &schema_bytes, &num_rows_)) {
-      ::lance::file::FileDescriptor descriptor;
-      if (!ParseMessage(descriptor_bytes, &descriptor)) {
-        return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
-      }
-      num_rows_ = descriptor.length();
-      OG_ASSIGN_OR_RETURN(layout_, BuildLayout(descriptor.schema()));
-      return Status::OK();
-    }
-    FileLayoutCache& cache = FileLayoutCache::Instance();
-    if ((layout_ = cache.Find(schema_bytes))) return Status::OK();
-    ::lance::file::Schema schema;
-    if (!ParseMessage(schema_bytes, &schema)) {
-      return CorruptData(fmt::format("{}: undecodable file descriptor", where_));
-    }
-    OG_ASSIGN_OR_RETURN(layout_, BuildLayout(schema));
-    if (layout_->shareable) cache.Insert(schema_bytes, layout_);
-    return Status::OK();
+    return ReadFileLayout(descriptor_bytes, where_, &num_rows_, &layout_);
   }
-
-  // The layout of the flattened schema `proto`. Top-level fields we cannot
-  // read stay out of its schema and make ReadField return Unsupported.
-  Result<FileLayoutPtr> BuildLayout(const ::lance::file::Schema& proto) const {
-    auto layout = std::make_shared<FileLayout>();
-    std::vector<TopField>& top_fields = layout->top_fields;
-    const auto& fields = proto.fields();
-    std::map<int32_t, int> index_of_id;
-    std::vector<std::vector<int>> children(static_cast<size_t>(fields.size()));
-    std::vector<int> roots;
-    for (int i = 0; i < fields.size(); ++i) {
-      if (!index_of_id.emplace(fields.Get(i).id(), i).second) {
-        return CorruptData(fmt::format("{}: field id {} is used twice", where_, fields.Get(i).id()));
-      }
-      int32_t parent = fields.Get(i).parent_id();
-      if (parent < 0) {
-        roots.push_back(i);
-        continue;
-      }
-      auto it = index_of_id.find(parent);
-      if (it == index_of_id.end()) {
-        return CorruptData(fmt::format("{}: field '{}' names parent id {} which does not precede it", where_,
-                                       fields.Get(i).name(), parent));
-      }
-      children[static_cast<size_t>(it->second)].push_back(i);
-    }
-    std::vector<Field> supported;
-    std::vector<std::pair<size_t, size_t>> supported_index;  // top field -> index in `supported`
-    int column = 0;
-    for (int root : roots) {
-      // This field's subtree in pre-order.
-      ProtoFields subtree;
-      std::vector<int> stack{root};
-      int leaves = 0;
-      while (!stack.empty()) {
-        int i = stack.back();
-        stack.pop_back();
-        *subtree.Add() = fields.Get(i);
-        if (!IsContainer(fields.Get(i).logical_type())) ++leaves;
-        const auto& kids = children[static_cast<size_t>(i)];
-        for (auto k = kids.rbegin(); k != kids.rend(); ++k) stack.push_back(*k);
-      }
-      TopField top;
-      top.id = fields.Get(root).id();
-      top.name = fields.Get(root).name();
-      top.first_column = column;
-      ProtoBytesMap no_metadata;
-      auto parsed = SchemaFromProto(subtree, no_metadata, where_);
-      if (parsed.ok() && parsed->num_fields() == 1) {
-        const Field& field = parsed->field(0);
-        top.num_columns = CountLeaves(field);
-        Status st = CollectLeafPaths(field, &top.paths);
-        if (!st.ok()) {
-          top.unsupported = Unsupported(fmt::format("{}: field '{}': {}", where_, top.name, st.message()));
-          layout->shareable = false;
-          top.paths.clear();
-        } else {
-          supported_index.emplace_back(top_fields.size(), supported.size());
-          supported.push_back(field);
-        }
-      } else if (!parsed.ok() && parsed.status().code() == ErrorCode::kUnsupported) {
-        top.unsupported = parsed.status();
-        layout->shareable = false;
-      } else if (!parsed.ok()) {
-        return parsed.status();
-      } else {
-        return CorruptData(fmt::format("{}: field '{}' does not form one tree", where_, top.name));
-      }
-      if (top.field == nullptr && top.paths.empty()) top.num_columns = leaves;
-      column += top.num_columns;
-      layout->top_by_id[top.id] = static_cast<int>(top_fields.size());
-      top_fields.push_back(std::move(top));
-    }
-    layout->total_columns = column;
-    Metadata metadata;
-    for (const auto& [key, value] : proto.metadata()) metadata[key] = value;
-    layout->schema = std::make_shared<const Schema>(std::move(supported), std::move(metadata));
-    for (const auto& [top_index, schema_index] : supported_index) {
-      top_fields[top_index].field = &layout->schema->field(static_cast<int>(schema_index));
-    }
-    return FileLayoutPtr(std::move(layout));
-  }
-
   Status ParseColumn(int index, Column* column) {
     // Formatted only for an error: a small file's columns are parsed once
     // each, and most reads never fail.
@@ -525,6 +301,7 @@ class DataFileReaderImpl final : public DataFileReader {
         ref.sizes.push_back(size);
       }
       if (page.has_checksum()) ref.checksum = page.checksum();
+      ref.blob_checksums.assign(page.blob_payload_checksums().begin(), page.blob_payload_checksums().end());
       if (ours_ && !ref.checksum) return CorruptData(fmt::format("{} page {}: page lacks its checksum", where(), p));
       ref.num_rows = page.length();
       ref.first_row = row;
@@ -598,6 +375,66 @@ class DataFileReaderImpl final : public DataFileReader {
     OG_RETURN_IF_ERROR(DecodePage(ref.layout, path, ref.num_rows, ref.sizes, read, &column.cached, where));
     column.cached_page = page_index;
     return &column.cached;
+  }
+
+  // Rows [start, start + count) of the blob v2 descriptor column
+  // `column_index` as cells (blob_v2.h).
+  Result<ArrayPtr> ReadBlob(int column_index, uint64_t start, uint64_t count) {
+    Column& column = columns_[static_cast<size_t>(column_index)];
+    if (!column.parsed) OG_RETURN_IF_ERROR(ParseColumn(column_index, &column));
+    BlobPayloadSource source;
+    source.read_file = [this](uint64_t offset, uint64_t length) { return ReadBytes(offset, length); };
+    if (sidecars_ != nullptr) {
+      source.read_sidecar = [this](uint32_t blob_id, uint64_t offset, uint64_t length) -> Result<BufferPtr> {
+        const std::string sidecar = BlobSidecarPath(key_, blob_id);
+        auto bytes = sidecars_->GetRange(sidecar, offset, length);
+        // A missing sidecar is damage to the dataset, not a missing field.
+        if (!bytes.ok() && bytes.status().code() == ErrorCode::kNotFound) {
+          return CorruptData(fmt::format("{}: blob sidecar '{}' is missing", where_, sidecar));
+        }
+        return bytes;
+      };
+    }
+    source.data_end = data_end_;
+    BinaryBuilder cells(DataType::LargeBinary());
+    cells.Reserve(static_cast<int64_t>(count));
+    uint64_t row = start;
+    const uint64_t end = start + count;
+    while (row < end) {
+      auto it = std::upper_bound(column.pages.begin(), column.pages.end(), row,
+                                 [](uint64_t r, const PageRef& p) { return r < p.first_row; });
+      const int page_index = static_cast<int>(it - column.pages.begin()) - 1;
+      const PageRef& ref = column.pages[static_cast<size_t>(page_index)];
+      const std::string where = fmt::format("{}: column {} page {}", where_, column_index, page_index);
+      if (column.cached_page != page_index) {
+        column.cached_page = -1;
+        std::vector<BufferPtr> buffers(ref.offsets.size());
+        std::vector<std::string_view> views;
+        for (size_t b = 0; b < buffers.size(); ++b) {
+          OG_ASSIGN_OR_RETURN(buffers[b], ReadBytes(ref.offsets[b], ref.sizes[b]));
+          views.push_back(buffers[b]->view());
+        }
+        if (ref.checksum && PageChecksum(views) != *ref.checksum) {
+          return CorruptData(fmt::format("{}: page checksum does not match its bytes", where));
+        }
+        if (ours_ && ref.blob_checksums.size() != ref.num_rows) {
+          return CorruptData(fmt::format("{}: blob page has {} payload checksums for {} rows", where,
+                                         ref.blob_checksums.size(), ref.num_rows));
+        }
+        auto read = [&](size_t b) -> Result<BufferPtr> {
+          if (b >= buffers.size()) return CorruptData(fmt::format("{}: buffer {} is missing", where, b));
+          return buffers[b];
+        };
+        OG_RETURN_IF_ERROR(DecodeBlobPage(ref.layout, ref.num_rows, ref.sizes, read, &column.blob_rows, where));
+        column.cached_page = page_index;
+      }
+      const uint64_t r0 = row - ref.first_row;
+      const uint64_t r1 = std::min(ref.num_rows, end - ref.first_row);
+      OG_RETURN_IF_ERROR(AppendBlobCells(column.blob_rows, r0, r1, ours_ ? ref.blob_checksums : std::vector<uint64_t>{},
+                                         source, &cells, where));
+      row += r1 - r0;
+    }
+    return cells.Finish();
   }
 
   // Feeds rows [start, start + count) of one leaf column to `assembler`
@@ -724,6 +561,8 @@ class DataFileReaderImpl final : public DataFileReader {
   };
 
   std::unique_ptr<RandomAccessObject> file_;
+  ObjectStore* sidecars_ = nullptr;  // the store holding the file, for blob sidecars
+  std::string key_;                   // the file's key in sidecars_
   std::string where_;
   uint64_t num_rows_ = 0;
   uint64_t data_end_ = 0;
@@ -741,9 +580,11 @@ uint64_t DataFileChecksumSeed(std::string_view path) {
   return Checksum64(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<RandomAccessObject> file) {
+Result<std::unique_ptr<DataFileReader>> DataFileReader::Open(std::unique_ptr<RandomAccessObject> file,
+                                                           ObjectStore* sidecars, std::string key) {
   if (!file) return InvalidArgument("DataFileReader::Open: no file");
-  auto reader = std::make_unique<DataFileReaderImpl>(std::move(file));
+  if (sidecars != nullptr && key.empty()) key = file->path();
+  auto reader = std::make_unique<DataFileReaderImpl>(std::move(file), sidecars, std::move(key));
   OG_RETURN_IF_ERROR(reader->Open());
   return std::unique_ptr<DataFileReader>(std::move(reader));
 }

@@ -2,15 +2,19 @@
 // column by size and row count, encodes them (page_encoder.h) and streams
 // the buffers to the object store; Finish() appends the FileDescriptor,
 // column metadata, offset tables and footer (docs/lance-file-encoding.md §1).
+// A blob v2 field is one descriptor column whose payloads are streamed to
+// the file as its rows arrive (blob_v2.h).
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "columnar/blob_cell.h"
 #include "encodings21.pb.h"
 #include "file.pb.h"
 #include "file2.pb.h"
+#include "lance/blob_v2.h"
 #include "lance/data_file.h"
 #include "lance/data_file_format.h"
 #include "lance/page_encoder.h"
@@ -29,6 +33,7 @@ struct PageRecord {
   uint64_t first_row = 0;
   std::string layout;
   uint64_t checksum = 0;  // PageChecksum of the buffers
+  std::vector<uint64_t> blob_checksums;  // blob pages: one per row
 };
 
 struct LeafColumn {
@@ -38,6 +43,11 @@ struct LeafColumn {
   std::unique_ptr<ShreddedPage> page;
   std::vector<PageRecord> pages;
   uint64_t rows_flushed = 0;
+  // A blob v2 field's descriptor column (then `path` is unused).
+  bool blob = false;
+  int32_t field_id = -1;
+  bool nullable = true;
+  std::unique_ptr<BlobPageBuilder> blob_page;
 };
 
 std::string SerializeEncoding(std::string_view type_url, const std::string& value) {
@@ -59,7 +69,13 @@ class DataFileWriterImpl final : public DataFileWriter {
         out_(std::move(out)),
         columns_(std::move(columns)),
         descriptor_schema_(std::move(descriptor_schema)) {
-    for (LeafColumn& c : columns_) c.page = std::make_unique<ShreddedPage>(&c.path);
+    for (LeafColumn& c : columns_) {
+      if (c.blob) {
+        c.blob_page = std::make_unique<BlobPageBuilder>();
+      } else {
+        c.page = std::make_unique<ShreddedPage>(&c.path);
+      }
+    }
     // The column encoding is the same for every column (§1.2).
     ::lance::encodings21::ColumnEncoding column_encoding;
     column_encoding.mutable_values();
@@ -107,9 +123,10 @@ class DataFileWriterImpl final : public DataFileWriter {
     result.num_rows = rows_written_;
     result.file_size_bytes = position_;
     for (size_t i = 0; i < columns_.size(); ++i) {
-      result.fields.push_back(columns_[i].path.leaf_field_id);
+      result.fields.push_back(columns_[i].blob ? columns_[i].field_id : columns_[i].path.leaf_field_id);
       result.column_indices.push_back(static_cast<int32_t>(i));
     }
+    result.file_minor_version = FileMinorVersion(options_.version);
     return result;
   }
 
@@ -120,8 +137,40 @@ class DataFileWriterImpl final : public DataFileWriter {
     return Status::OK();
   }
 
+  // Writes the payloads of all rows of blob column `array` to the file and
+  // records their descriptors, cutting pages on the way.
+  Status FeedBlob(LeafColumn* column, const Array& array) {
+    BlobPageBuilder& page = *column->blob_page;
+    for (int64_t i = 0; i < array.length(); ++i) {
+      if (page.num_rows() > 0 &&
+          (page.num_rows() >= options_.max_rows_per_page || page.buffered_bytes() >= options_.page_bytes)) {
+        OG_RETURN_IF_ERROR(FlushPage(column));
+      }
+      if (array.IsNull(i)) {
+        if (!column->nullable) {
+          return InvalidArgument(fmt::format("data file '{}': column '{}' is not nullable but holds a null", path_,
+                                             column->name));
+        }
+        page.AppendNull();
+        continue;
+      }
+      BlobCell cell = DecodeBlobCell(array.GetView(i));
+      if (cell.external) {
+        page.AppendExternal(cell.payload);
+        continue;
+      }
+      // Lance reads an inline descriptor at position 0 with size 0 as NULL:
+      // an empty payload never points at the first byte of the file.
+      const uint64_t position = cell.payload.empty() ? std::max<uint64_t>(position_, 1) : position_;
+      OG_RETURN_IF_ERROR(WriteRaw(cell.payload.data(), cell.payload.size()));
+      page.AppendInline(position, cell.payload.size(), Checksum64(cell.payload));
+    }
+    return Status::OK();
+  }
+
   // Shreds all rows of `array` into the column, cutting pages on the way.
   Status Feed(LeafColumn* column, const Array& array) {
+    if (column->blob) return FeedBlob(column, array);
     ShreddedPage& page = *column->page;
     const int64_t rows = array.length();
     int64_t at = 0;
@@ -165,6 +214,13 @@ class DataFileWriterImpl final : public DataFileWriter {
   }
 
   Status FlushPage(LeafColumn* column) {
+    if (column->blob) {
+      if (column->blob_page->num_rows() == 0) return Status::OK();
+      encoded_.resize(1);
+      std::vector<uint64_t> checksums;
+      column->blob_page->Finish(&encoded_[0], &checksums);
+      return WritePages(column, std::move(checksums));
+    }
     ShreddedPage& page = *column->page;
     if (page.num_rows() == 0) return Status::OK();
     page.Finalize();
@@ -180,7 +236,15 @@ class DataFileWriterImpl final : public DataFileWriter {
     input.value_end = page.values().count();
     input.num_rows = page.num_rows();
     input.non_null_values = page.non_null_values();
+    input.version = options_.version;
     OG_RETURN_IF_ERROR(EncodePage(input, &encoded_, column->name));
+    OG_RETURN_IF_ERROR(WritePages(column, {}));
+    page.Clear();
+    return Status::OK();
+  }
+
+  // Writes the buffers of the pages in encoded_ and records them.
+  Status WritePages(LeafColumn* column, std::vector<uint64_t> blob_checksums) {
     for (EncodedPage& e : encoded_) {
       PageRecord record;
       record.num_rows = e.num_rows;
@@ -194,10 +258,10 @@ class DataFileWriterImpl final : public DataFileWriter {
         views.emplace_back(reinterpret_cast<const char*>(buffer.data()), buffer.size());
       }
       record.checksum = PageChecksum(views);
+      record.blob_checksums = std::move(blob_checksums);
       column->rows_flushed += e.num_rows;
       column->pages.push_back(std::move(record));
     }
-    page.Clear();
     return Status::OK();
   }
 
@@ -250,6 +314,7 @@ class DataFileWriterImpl final : public DataFileWriter {
           return Internal("bad page encoding");
         }
         page->set_priority(record.first_row);
+        for (uint64_t c : record.blob_checksums) page->add_blob_payload_checksums(c);
         page->set_checksum(record.checksum);
       }
       std::string bytes = meta.SerializeAsString();
@@ -274,7 +339,7 @@ class DataFileWriterImpl final : public DataFileWriter {
     AppendLE<uint32_t>(&tail, 1);
     AppendLE<uint32_t>(&tail, static_cast<uint32_t>(columns_.size()));
     AppendLE<uint16_t>(&tail, kFormatMajor);
-    AppendLE<uint16_t>(&tail, kFormatMinor);
+    AppendLE<uint16_t>(&tail, static_cast<uint16_t>(FileMinorVersion(options_.version)));
     AppendBytes(&tail, kFileMagic.data(), kFileMagic.size());
     OG_RETURN_IF_ERROR(WriteRaw(tail.data(), tail.size()));
     Status st = out_->Finish();
@@ -306,11 +371,25 @@ Result<std::unique_ptr<DataFileWriter>> DataFileWriter::Open(ObjectStore* store,
   }
   ::lance::file::FileDescriptor descriptor;
   Status st = SchemaToProto(*schema, descriptor.mutable_schema()->mutable_fields(),
-                            descriptor.mutable_schema()->mutable_metadata());
+                            descriptor.mutable_schema()->mutable_metadata(), SchemaForm::kDataFile);
   if (!st.ok()) return st.WithContext(fmt::format("data file '{}'", path));
   std::vector<LeafColumn> columns;
   for (int i = 0; i < schema->num_fields(); ++i) {
     const Field& field = schema->field(i);
+    if (IsBlobV2Field(field)) {
+      if (options.version != FileVersion::kV2_2) {
+        return InvalidArgument(
+            fmt::format("data file '{}': blob field '{}' needs Lance file format 2.2", path, field.name));
+      }
+      LeafColumn column;
+      column.blob = true;
+      column.top_index = i;
+      column.name = field.name;
+      column.field_id = field.id;
+      column.nullable = field.nullable;
+      columns.push_back(std::move(column));
+      continue;
+    }
     std::vector<LeafPath> paths;
     st = CollectLeafPaths(field, &paths);
     if (!st.ok()) return st.WithContext(fmt::format("data file '{}'", path));

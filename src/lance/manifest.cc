@@ -257,8 +257,8 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view
     return Unsupported(fmt::format("{}: data file format '{}' is not supported", path, format));
   }
   m.data_format_version = format_version.empty() ? "2.0" : format_version;
-  if (m.data_format_version != "2.0" && m.data_format_version != "2.1") {
-    return Unsupported(fmt::format("{}: data storage version {} is not supported (2.0 and 2.1 are)", path,
+  if (m.data_format_version != "2.0" && m.data_format_version != "2.1" && m.data_format_version != "2.2") {
+    return Unsupported(fmt::format("{}: data storage version {} is not supported (2.0, 2.1 and 2.2 are)", path,
                                    m.data_format_version));
   }
   OG_ASSIGN_OR_RETURN(m.schema, SchemaFromProto(proto.fields(), proto.schema_metadata(), path));

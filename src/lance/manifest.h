@@ -147,6 +147,8 @@ struct ManifestFields {
   int64_t timestamp_nanos = 0;         // commit time, Unix epoch
   std::string writer_library = "omnigraph";
   std::string writer_version = "0.1.0";
+  // Lance data storage version: "2.1", or "2.2" for a table with a blob v2
+  // column (table/commit.cc decides; every data file follows it).
   std::string data_format_version = "2.1";
   std::map<std::string, std::string> config;
   std::map<std::string, std::string> table_metadata;
@@ -202,7 +204,7 @@ void CacheFragmentEncodings(Manifest* manifest);
 // Errors: CorruptData (bad magic, bad framing, undecodable protobuf, a
 // checksum mismatch or a missing checksum on a manifest we wrote, invalid
 // schema tree, inconsistent fragments), Unsupported (unknown reader feature
-// flags, data format other than Lance 2.0/2.1, unknown logical types).
+// flags, data format other than Lance 2.0/2.1/2.2, unknown logical types).
 Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view path);
 
 // Checks the writer feature flags before a commit on top of `manifest`.

@@ -82,12 +82,44 @@ Status IndexRows(const LayerInfo& info, DecodedPage* page, std::string_view wher
   return Status::OK();
 }
 
+// Decodes `n` rep or def levels of one buffer into `out`: raw u16 without a
+// compression (constant pages), else in `enc`; rle levels (written by Lance
+// in 2.2 files, in mini-block chunks and constant pages alike) are one
+// block: u64 byte count of the run values, the values, then u8 run lengths.
+Status DecodeBlockLevels(const pb::CompressiveEncoding* enc, ByteSpan buffer, uint64_t n, uint16_t* out,
+                         std::string_view where) {
+  if (enc == nullptr) {
+    if (buffer.size != 2 * n) {
+      return CorruptData(fmt::format("{}: {} bytes of levels for {} levels", where, buffer.size, n));
+    }
+    CopyBytes(out, buffer.data, buffer.size);
+    return Status::OK();
+  }
+  if (!enc->has_rle()) return DecodeLevels(*enc, buffer, n, out, where);
+  OG_ASSIGN_OR_RETURN(int bits, IntegerBits(*enc, where));
+  if (bits != 8 && bits != 16) return Unsupported(fmt::format("{}: {}-bit rep/def levels", where, bits));
+  if (buffer.size < 8) return CorruptData(fmt::format("{}: rle level block of {} bytes", where, buffer.size));
+  const uint64_t value_bytes = LoadLE<uint64_t>(buffer.data);
+  if (value_bytes > buffer.size - 8) {
+    return CorruptData(fmt::format("{}: rle level block claims {} value bytes", where, value_bytes));
+  }
+  const ByteSpan parts[2] = {{buffer.data + 8, static_cast<size_t>(value_bytes)},
+                             {buffer.data + 8 + value_bytes, static_cast<size_t>(buffer.size - 8 - value_bytes)}};
+  std::vector<uint8_t> raw(n * static_cast<uint64_t>(bits) / 8);
+  OG_RETURN_IF_ERROR(DecodeIntegers(*enc, parts, 2, n, raw.data(), where));
+  for (uint64_t i = 0; i < n; ++i) out[i] = bits == 8 ? raw[i] : LoadLE<uint16_t>(raw.data() + 2 * i);
+  return Status::OK();
+}
+
 // ---------------------------------------------------------------- mini-block
 
 Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, const std::vector<uint64_t>& sizes,
                        const PageBufferReader& read, DecodedPage* page, std::string_view where) {
-  if (mb.has_large_chunk()) return Unsupported(fmt::format("{}: mini-block large chunks (format 2.2)", where));
   OG_RETURN_IF_ERROR(ParseLayers(mb.layers(), &page->layers, where));
+  // Format 2.2 "large chunks": u32 chunk metadata words and u32 value
+  // buffer sizes in the chunk header (level counts and sizes stay u16).
+  const bool large = mb.has_large_chunk();
+  const uint64_t word_bytes = large ? 4 : 2;
   OG_RETURN_IF_ERROR(CheckLayers(path, page->layers, where));
   const LayerInfo info = LayerInfo::Of(page->layers);
   const bool has_rep = mb.has_rep_compression();
@@ -110,8 +142,11 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
 
   OG_ASSIGN_OR_RETURN(BufferPtr meta, read(0));
   OG_ASSIGN_OR_RETURN(BufferPtr data, read(1));
-  if (meta->size() % 2 != 0) return CorruptData(fmt::format("{}: chunk metadata of odd size {}", where, meta->size()));
-  const uint64_t num_chunks = meta->size() / 2;
+  if (meta->size() % word_bytes != 0) {
+    return CorruptData(fmt::format("{}: chunk metadata of {} bytes is not a multiple of {}", where, meta->size(),
+                                   word_bytes));
+  }
+  const uint64_t num_chunks = meta->size() / word_bytes;
   const uint64_t num_items = mb.num_items();
   if (num_items > num_chunks * kMaxChunkValues) {
     return CorruptData(fmt::format("{}: {} values in {} chunks", where, num_items, num_chunks));
@@ -135,7 +170,7 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
   uint64_t pos = 0, seen = 0;
   ByteSpan value_buffers[4];
   for (uint64_t c = 0; c < num_chunks; ++c) {
-    uint16_t word = LoadLE<uint16_t>(meta->data() + 2 * c);
+    uint32_t word = large ? LoadLE<uint32_t>(meta->data() + 4 * c) : LoadLE<uint16_t>(meta->data() + 2 * c);
     uint64_t chunk_bytes = (static_cast<uint64_t>(word >> 4) + 1) * 8;
     bool last = c + 1 == num_chunks;
     uint64_t n = last ? num_items - std::min(seen, num_items) : uint64_t{1} << (word & 0xF);
@@ -148,7 +183,7 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
           fmt::format("{}: chunk {} of {} bytes runs past the {}-byte chunk buffer", where, c, chunk_bytes, size));
     }
     const uint8_t* chunk = bytes + pos;
-    uint64_t header = 2 + (has_rep ? 2 : 0) + (has_def ? 2 : 0) + 2 * num_buffers;
+    uint64_t header = 2 + (has_rep ? 2 : 0) + (has_def ? 2 : 0) + word_bytes * num_buffers;
     uint64_t at = (header + 7) & ~uint64_t{7};
     if (at > chunk_bytes) return CorruptData(fmt::format("{}: chunk {} is shorter than its header", where, c));
     uint64_t num_levels = LoadLE<uint16_t>(chunk);
@@ -169,7 +204,8 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
     OG_RETURN_IF_ERROR(take(rep_bytes, &rep_span));
     OG_RETURN_IF_ERROR(take(def_bytes, &def_span));
     for (uint64_t b = 0; b < num_buffers; ++b) {
-      OG_RETURN_IF_ERROR(take(LoadLE<uint16_t>(chunk + h + 2 * b), &value_buffers[b]));
+      const uint8_t* size_at = chunk + h + word_bytes * b;
+      OG_RETURN_IF_ERROR(take(large ? LoadLE<uint32_t>(size_at) : LoadLE<uint16_t>(size_at), &value_buffers[b]));
     }
     if (has_rep || has_def) {
       if (!has_rep && num_levels != n) {
@@ -181,14 +217,14 @@ Status DecodeMiniBlock(const pb::MiniBlockLayout& mb, const LeafPath& path, cons
         size_t at_level = page->rep.size();
         page->rep.resize(at_level + num_levels);
         OG_RETURN_IF_ERROR(
-            DecodeLevels(mb.rep_compression(), rep_span, num_levels, page->rep.data() + at_level, where));
+            DecodeBlockLevels(&mb.rep_compression(), rep_span, num_levels, page->rep.data() + at_level, where));
       }
       if (has_def) {
         // Materialize zeros for earlier chunks lazily: def is all-or-nothing.
         page->def.resize(page->num_levels, 0);
         page->def.resize(page->num_levels + num_levels);
-        OG_RETURN_IF_ERROR(
-            DecodeLevels(mb.def_compression(), def_span, num_levels, page->def.data() + page->num_levels, where));
+        OG_RETURN_IF_ERROR(DecodeBlockLevels(&mb.def_compression(), def_span, num_levels,
+                                             page->def.data() + page->num_levels, where));
       }
       page->num_levels += num_levels;
     } else {
@@ -349,48 +385,118 @@ Status DecodeFullZip(const pb::FullZipLayout& fz, const LeafPath& path, const st
   return IndexRows(info, page, where);
 }
 
-// ---------------------------------------------------------------- all-null
+// ---------------------------------------------------------------- constant
 
-Status DecodeAllNull(const pb::AllNullLayout& an, const LeafPath& path, uint64_t num_rows,
-                     const std::vector<uint64_t>& sizes, const PageBufferReader& read, DecodedPage* page,
-                     std::string_view where) {
-  if (!an.inline_value().empty() || an.has_rep_compression() || an.has_def_compression() || an.num_rep_values() != 0 ||
-      an.num_def_values() != 0) {
-    return Unsupported(fmt::format("{}: constant page layout (format 2.2)", where));
+// Reads a constant page's value held in a buffer: a one-value array block
+// [u32 buffer count][u32 size of each][buffers] whose buffers are the
+// value's offsets (two, 32- or 64-bit) and bytes. Variable width only.
+Status ConstantFromBlock(const BufferPtr& block, const LeafShape& shape, std::string* value, std::string_view where) {
+  if (shape.kind != LeafKind::kVar) {
+    return Unsupported(fmt::format("{}: constant page with a value buffer for fixed-width values", where));
   }
-  OG_RETURN_IF_ERROR(ParseLayers(an.layers(), &page->layers, where));
+  const uint8_t* p = block->data();
+  const uint64_t size = block->size();
+  if (size < 12 || LoadLE<uint32_t>(p) != 2) {
+    return CorruptData(fmt::format("{}: constant value block is not an offsets and bytes pair", where));
+  }
+  const uint64_t offsets_bytes = LoadLE<uint32_t>(p + 4), bytes = LoadLE<uint32_t>(p + 8);
+  const uint64_t width = shape.large_offsets ? 8 : 4;
+  if (offsets_bytes != 2 * width || 12 + offsets_bytes + bytes != size) {
+    return CorruptData(fmt::format("{}: constant value block of {} bytes holds {} offset and {} value bytes", where,
+                                   size, offsets_bytes, bytes));
+  }
+  const uint64_t begin = width == 8 ? LoadLE<uint64_t>(p + 12) : LoadLE<uint32_t>(p + 12);
+  const uint64_t end = width == 8 ? LoadLE<uint64_t>(p + 12 + width) : LoadLE<uint32_t>(p + 12 + width);
+  if (begin > end || end > bytes) return CorruptData(fmt::format("{}: constant value offsets [{}, {})", where, begin, end));
+  value->assign(reinterpret_cast<const char*>(p + 12 + offsets_bytes + begin), end - begin);
+  return Status::OK();
+}
+
+// PageLayout slot 2: 2.1's all-null layout and 2.2's constant layout. Every
+// visible non-null level holds one value: `inline_value` (fixed width,
+// booleans as one byte), the value block of the buffer after the levels
+// (variable width), or none (every value null). Levels come from the first
+// two buffers (rep, def: raw u16, or in the declared compressions), are
+// implicit for a page without rep/def layers, or, for a single
+// NULLABLE_ITEM layer without buffers, are all null.
+Status DecodeConstant(const pb::AllNullLayout& cl, const LeafPath& path, uint64_t num_rows,
+                      const std::vector<uint64_t>& sizes, const PageBufferReader& read, DecodedPage* page,
+                      std::string_view where) {
+  OG_RETURN_IF_ERROR(ParseLayers(cl.layers(), &page->layers, where));
   OG_RETURN_IF_ERROR(CheckLayers(path, page->layers, where));
   const LayerInfo info = LayerInfo::Of(page->layers);
-  if (sizes.empty()) {
-    if (page->layers.size() != 1 || page->layers[0] != Layer::kNullableItem) {
-      return Unsupported(fmt::format("{}: all-null page of a nested field without level buffers", where));
+  const LeafShape& shape = path.shape;
+  const bool has_levels = info.max_rep > 0 || info.max_def > 0;
+  const bool has_value = !cl.inline_value().empty() || sizes.size() > (has_levels ? 2u : 0u);
+  if (sizes.empty() && has_levels) {
+    if (page->layers.size() != 1 || page->layers[0] != Layer::kNullableItem || has_value) {
+      return Unsupported(fmt::format("{}: constant page of a nested field without level buffers", where));
     }
     page->all_null_rows = true;
     return Status::OK();
   }
-  if (sizes.size() != 2) return CorruptData(fmt::format("{}: all-null page has {} buffers", where, sizes.size()));
-  OG_ASSIGN_OR_RETURN(BufferPtr rep, read(0));
-  OG_ASSIGN_OR_RETURN(BufferPtr def, read(1));
-  if (def->size() % 2 != 0 || rep->size() % 2 != 0) {
-    return CorruptData(fmt::format("{}: all-null level buffers of odd size", where));
+  size_t value_buffer = 0;
+  if (has_levels) {
+    if (sizes.size() < 2 || sizes.size() > 3) {
+      return CorruptData(fmt::format("{}: constant page has {} buffers", where, sizes.size()));
+    }
+    OG_ASSIGN_OR_RETURN(BufferPtr rep, read(0));
+    OG_ASSIGN_OR_RETURN(BufferPtr def, read(1));
+    uint64_t levels = cl.has_def_compression() ? cl.num_def_values() : def->size() / 2;
+    if (info.max_rep > 0) {
+      uint64_t rep_levels = cl.has_rep_compression() ? cl.num_rep_values() : rep->size() / 2;
+      if (info.max_def == 0) levels = rep_levels;
+      if (rep_levels != levels) {
+        return CorruptData(fmt::format("{}: constant page has {} rep and {} def levels", where, rep_levels, levels));
+      }
+      if (levels > kExpansionFloor) return CorruptData(fmt::format("{}: constant page of {} levels", where, levels));
+      page->rep.resize(levels);
+      OG_RETURN_IF_ERROR(DecodeBlockLevels(cl.has_rep_compression() ? &cl.rep_compression() : nullptr,
+                                           ByteSpan{rep->data(), rep->size()}, levels, page->rep.data(), where));
+    } else if (rep->size() != 0) {
+      return CorruptData(fmt::format("{}: constant page without lists has {} rep bytes", where, rep->size()));
+    }
+    if (info.max_def > 0) {
+      if (levels > kExpansionFloor) return CorruptData(fmt::format("{}: constant page of {} levels", where, levels));
+      page->def.resize(levels);
+      OG_RETURN_IF_ERROR(DecodeBlockLevels(cl.has_def_compression() ? &cl.def_compression() : nullptr,
+                                           ByteSpan{def->data(), def->size()}, levels, page->def.data(), where));
+    }
+    page->num_levels = levels;
+    value_buffer = 2;
+  } else {
+    if (sizes.size() > 1) return CorruptData(fmt::format("{}: constant page has {} buffers", where, sizes.size()));
+    if (!has_value) return CorruptData(fmt::format("{}: constant page of valid rows holds no value", where));
+    page->num_levels = num_rows;
   }
-  uint64_t levels = def->size() / 2;
-  if (info.max_rep > 0 ? rep->size() != def->size() : rep->size() != 0) {
-    return CorruptData(fmt::format("{}: all-null page has {} rep and {} def bytes", where, rep->size(), def->size()));
+  std::string value;
+  if (!cl.inline_value().empty()) {
+    value = cl.inline_value();
+    const uint64_t want = shape.kind == LeafKind::kBool ? 1 : static_cast<uint64_t>(shape.value_bytes);
+    if (shape.kind == LeafKind::kVar || shape.kind == LeafKind::kFsl || value.size() != want) {
+      return Unsupported(fmt::format("{}: constant page with a {}-byte inline value for this column", where,
+                                     value.size()));
+    }
+  } else if (has_value) {
+    OG_ASSIGN_OR_RETURN(BufferPtr block, read(value_buffer));
+    OG_RETURN_IF_ERROR(ConstantFromBlock(block, shape, &value, where));
   }
-  page->def.resize(levels);
-  CopyBytes(page->def.data(), def->data(), def->size());
-  if (info.max_rep > 0) {
-    page->rep.resize(levels);
-    CopyBytes(page->rep.data(), rep->data(), rep->size());
-  }
-  uint64_t visible = 0;
-  for (uint16_t d : page->def) {
+  const bool has_def = !page->def.empty();
+  for (uint64_t l = 0; l < page->num_levels; ++l) {
+    const uint16_t d = has_def ? page->def[l] : 0;
     if (d > info.max_def) return CorruptData(fmt::format("{}: definition level {} exceeds {}", where, d, info.max_def));
-    visible += d <= info.max_visible ? 1 : 0;
+    if (d > info.max_visible) continue;
+    if (d != 0 || !has_value) {
+      page->values.AppendNulls(1);
+    } else if (shape.kind == LeafKind::kVar) {
+      page->values.AppendVar(reinterpret_cast<const uint8_t*>(value.data()), value.size());
+    } else if (shape.kind == LeafKind::kBool) {
+      const uint8_t bit = value[0] != 0 ? 1 : 0;
+      page->values.AppendBoolBits(&bit, 0, 1);
+    } else {
+      page->values.AppendFixedBytes(reinterpret_cast<const uint8_t*>(value.data()), 1);
+    }
   }
-  page->num_levels = levels;
-  page->values.AppendNulls(visible);
   if (info.max_def == 0) page->def.clear();
   return IndexRows(info, page, where);
 }
@@ -428,7 +534,7 @@ Status DecodePage(const pb::PageLayout& layout, const LeafPath& path, uint64_t n
     case pb::PageLayout::kFullZipLayout:
       return DecodeFullZip(layout.full_zip_layout(), path, buffer_sizes, read, out, where);
     case pb::PageLayout::kAllNullLayout:
-      return DecodeAllNull(layout.all_null_layout(), path, num_rows, buffer_sizes, read, out, where);
+      return DecodeConstant(layout.all_null_layout(), path, num_rows, buffer_sizes, read, out, where);
     case pb::PageLayout::kBlobLayout: return Unsupported(fmt::format("{}: blob page layout", where));
     case pb::PageLayout::kSparseLayout: return Unsupported(fmt::format("{}: sparse page layout", where));
     default: return CorruptData(fmt::format("{}: page layout is missing or unknown", where));

@@ -1,9 +1,9 @@
-// Decodes one Lance 2.1 page of a leaf column into levels plus visible
-// values (docs/lance-file-encoding.md §4–§6, §9): mini-block (with
-// dictionary), full-zip and all-null layouts. Refuses, with Unsupported
-// naming the feature, 2.2 layouts (has_large_chunk, constant pages with
-// inline values or compressed levels), blob and sparse layouts and any
-// encoding value_decoders.h does not implement.
+// Decodes one Lance 2.1 or 2.2 page of a leaf column into levels plus
+// visible values (docs/lance-file-encoding.md §4–§6, §9, §15): mini-block
+// (with dictionary; 2.2 large chunks), full-zip, and all-null (2.1) or
+// constant (2.2, the same slot) layouts. Refuses, with Unsupported naming
+// the feature, blob and sparse layouts, constant pages of fixed-size lists
+// and any encoding value_decoders.h does not implement.
 //
 // Internal to src/lance (exposes generated protobuf types).
 #pragma once

@@ -296,13 +296,22 @@ uint64_t NonNullValues(const PageInput& in, uint64_t level_begin, uint64_t level
 
 void EncodeAllNull(const PageInput& in, EncodedPage* out) {
   pb::PageLayout layout;
-  AddLayers(*in.layers, layout.mutable_all_null_layout());
+  auto* all_null = layout.mutable_all_null_layout();
+  AddLayers(*in.layers, all_null);
+  const bool simple = in.layers->size() == 1 && (*in.layers)[0] == Layer::kNullableItem;
+  const uint64_t levels = in.level_end - in.level_begin;
+  if (!simple && in.version == FileVersion::kV2_2) {
+    // 2.2's constant layout (same slot, no inline value: every value null)
+    // names the compression of its level buffers, as Lance 8 writes it.
+    SetFlat(all_null->mutable_rep_compression(), 16);
+    SetFlat(all_null->mutable_def_compression(), 16);
+    all_null->set_num_rep_values(in.rep != nullptr ? levels : 0);
+    all_null->set_num_def_values(levels);
+  }
   layout.SerializeToString(&out->layout);
   out->num_rows = in.num_rows;
-  bool simple = in.layers->size() == 1 && (*in.layers)[0] == Layer::kNullableItem;
   ResetBuffers(out, simple ? 0 : 2);
   if (simple) return;
-  uint64_t levels = in.level_end - in.level_begin;
   if (in.rep != nullptr) {
     out->buffers[0].resize(2 * levels);
     CopyBytes(out->buffers[0].data(), in.rep + in.level_begin, 2 * levels);
@@ -418,7 +427,11 @@ Status EncodeInto(const PageInput& in, std::vector<EncodedPage>* out, size_t* us
   EncodedPage& page = (*out)[*used];
   const LeafShape& shape = in.values->shape();
   const bool can_full_zip = shape.kind != LeafKind::kBool;
-  if (in.non_null_values == 0) {
+  // In 2.2 an all-null page of nested items without lists is a mini-block
+  // page of null slots; one with lists may have no slots at all, so it
+  // keeps the all-null slot with declared level compressions.
+  const bool simple_null = in.layers->size() == 1 && (*in.layers)[0] == Layer::kNullableItem;
+  if (in.non_null_values == 0 && (in.version == FileVersion::kV2_1 || simple_null || in.rep != nullptr)) {
     EncodeAllNull(in, &page);
   } else if (can_full_zip && in.values->max_value_bytes() > kMiniBlockMaxValueBytes) {
     EncodeFullZip(in, &page);

@@ -1,6 +1,10 @@
 // Encodes one page of a leaf column into Lance 2.1 page buffers plus a
-// serialized PageLayout (docs/lance-file-encoding.md §4–§8):
-//   - all-null layout when no visible value is non-null (§6);
+// serialized PageLayout (docs/lance-file-encoding.md §4–§8), or 2.2 ones
+// (§15), which differ only for all-null pages:
+//   - all-null layout when no visible value is non-null (§6); in a 2.2
+//     file that slot is the constant layout, so there a page with levels
+//     declares their flat u16 compression, and one without lists uses a
+//     mini-block page instead;
 //   - full-zip when a value is wider than kMiniBlockMaxValueBytes, or when
 //     the levels between two values do not fit a mini-block chunk (§5);
 //   - otherwise mini-block: flat u16 rep/def levels, flat / variable /
@@ -14,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lance/data_file.h"
 #include "lance/leaf_values.h"
 #include "lance/repdef.h"
 #include "util/status.h"
@@ -44,6 +49,7 @@ struct PageInput {
   uint64_t value_begin = 0, value_end = 0;  // visible values of this input
   uint64_t num_rows = 0;
   uint64_t non_null_values = 0;
+  FileVersion version = FileVersion::kV2_1;  // of the file the page goes to
 };
 
 // Encodes `input` into `out`, replacing its contents: usually one page; a

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <google/protobuf/stubs/logging.h>
 
+#include "columnar/blob_cell.h"
+#include "lance/blob_v2.h"
 #include "lance/logical_type.h"
 
 namespace omnigraph::lance {
@@ -14,8 +16,13 @@ namespace {
 constexpr int32_t kEncodingPlain = 1;
 constexpr int32_t kEncodingVarBinary = 2;
 
-Status AppendField(const Field& field, int32_t parent_id, ProtoFields* out) {
+Status AppendField(const Field& field, int32_t parent_id, ProtoFields* out, SchemaForm form) {
   if (field.id < 0) return InvalidArgument(fmt::format("field '{}' has no field id", field.name));
+  if (IsBlobV2Field(field)) {
+    if (parent_id >= 0) return InvalidArgument(fmt::format("blob field '{}' is not a top-level field", field.name));
+    AppendBlobV2Fields(field, form == SchemaForm::kDataFile, out);
+    return Status::OK();
+  }
   OG_ASSIGN_OR_RETURN(std::string logical, LogicalTypeName(*field.type));
   ::lance::file::Field* proto = out->Add();
   proto->set_name(field.name);
@@ -30,7 +37,7 @@ Status AppendField(const Field& field, int32_t parent_id, ProtoFields* out) {
   }
   // A fixed-size list of primitives is a single leaf in Lance's schema.
   if (field.type->id() == TypeId::kList || field.type->id() == TypeId::kStruct) {
-    for (const Field& child : field.type->children()) OG_RETURN_IF_ERROR(AppendField(child, field.id, out));
+    for (const Field& child : field.type->children()) OG_RETURN_IF_ERROR(AppendField(child, field.id, out, form));
   }
   return Status::OK();
 }
@@ -51,6 +58,12 @@ Result<Field> BuildField(const std::vector<Node>& nodes, int index, std::string_
   for (const auto& [key, value] : proto.metadata()) field.metadata[key] = value;
   const std::string& logical = proto.logical_type();
   const std::vector<int>& children = nodes[index].children;
+  if (IsBlobV2ManifestField(proto)) {
+    if (depth > 0) return Unsupported(fmt::format("{}: blob field '{}' is not a top-level field", where, field.name));
+    std::vector<const ::lance::file::Field*> members;
+    for (int child : children) members.push_back(nodes[child].proto);
+    return BlobV2FieldFromManifest(proto, members, where);
+  }
   if (logical == "list") {
     if (children.size() != 1) {
       return CorruptData(fmt::format("{}: list field '{}' has {} children, expected 1", where, field.name, children.size()));
@@ -77,8 +90,8 @@ Result<Field> BuildField(const std::vector<Node>& nodes, int index, std::string_
 
 }  // namespace
 
-Status SchemaToProto(const Schema& schema, ProtoFields* fields, ProtoBytesMap* metadata) {
-  for (const Field& field : schema.fields()) OG_RETURN_IF_ERROR(AppendField(field, -1, fields));
+Status SchemaToProto(const Schema& schema, ProtoFields* fields, ProtoBytesMap* metadata, SchemaForm form) {
+  for (const Field& field : schema.fields()) OG_RETURN_IF_ERROR(AppendField(field, -1, fields, form));
   if (metadata != nullptr) {
     for (const auto& [key, value] : schema.metadata()) (*metadata)[key] = value;
   }

@@ -19,14 +19,23 @@ namespace omnigraph::lance {
 using ProtoFields = google::protobuf::RepeatedPtrField<::lance::file::Field>;
 using ProtoBytesMap = google::protobuf::Map<std::string, std::string>;
 
-// Flattens `schema` into Lance's pre-order field list (parents first).
-// Every field must carry an id. Errors: InvalidArgument for a missing id or
-// a type Lance cannot name.
-Status SchemaToProto(const Schema& schema, ProtoFields* fields, ProtoBytesMap* metadata);
+// Which schema a field list is for: the two differ only for blob v2 fields
+// (lance/blob_v2.h), a {data, uri} struct in a manifest and Lance's
+// descriptor struct in a data file's FileDescriptor.
+enum class SchemaForm { kManifest, kDataFile };
 
-// Rebuilds a schema from a flattened field list. `where` names the file in
-// errors. Errors: CorruptData (dangling parent ids, duplicate ids, a list
-// without exactly one child), Unsupported (a logical type we cannot read).
+// Flattens `schema` into Lance's pre-order field list (parents first).
+// Every field must carry an id. Errors: InvalidArgument for a missing id, a
+// type Lance cannot name, or a blob v2 field below the top level.
+Status SchemaToProto(const Schema& schema, ProtoFields* fields, ProtoBytesMap* metadata,
+                     SchemaForm form = SchemaForm::kManifest);
+
+// Rebuilds a schema from a flattened (manifest) field list; a blob v2
+// struct becomes its in-memory LargeBinary field (columnar/blob_cell.h).
+// `where` names the file in errors. Errors: CorruptData (dangling parent
+// ids, duplicate ids, a list without exactly one child), Unsupported (a
+// logical type we cannot read, a blob v2 field below the top level or with
+// other children than data and uri).
 Result<Schema> SchemaFromProto(const ProtoFields& fields, const ProtoBytesMap& metadata, std::string_view where);
 
 void FragmentToProto(const Fragment& fragment, ::lance::table::DataFragment* out);

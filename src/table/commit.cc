@@ -161,7 +161,10 @@ Result<lance::Manifest> BuildManifest(const lance::Manifest& base, const lance::
   m.transaction_file = transaction.FileName();
   m.writer_library = "omnigraph";
   m.writer_version = "0.1.0";
-  m.data_format_version = "2.1";
+  // 2.1, or 2.2 once the table holds a blob v2 column (engine.md §1.2).
+  // StageAddColumns lets a blob field onto a 2.1 table only while it has no
+  // data files: Lance refuses a table whose files mix 2.1 and 2.2.
+  m.data_format_version = internal::DataFormatVersionString(internal::TableFileVersion(base, m.schema));
   m.RecomputeFeatureFlags();
   return m;
 }

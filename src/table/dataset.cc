@@ -211,8 +211,9 @@ Result<Dataset> Dataset::Create(ObjectStorePtr store, std::string root, Schema s
   for (const RecordBatchPtr& batch : batches) OG_RETURN_IF_ERROR(internal::CheckBatchMatchesSchema(*batch, schema));
   // Deleted again unless version 1 lands (or may have landed).
   UnpublishedObjects written(store.get());
-  OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(store.get(), root, shared_schema, batches, 1 << 20, {},
-                                                               written.keys()));
+  OG_ASSIGN_OR_RETURN(auto fragments,
+                      internal::WriteFragments(store.get(), root, shared_schema, batches, 1 << 20, {},
+                                               internal::TableFileVersion(lance::Manifest{}, schema), written.keys()));
   lance::Transaction txn;
   txn.read_version = 0;
   txn.uuid = transaction_uuid.empty() ? Uuid::Random().ToString() : std::move(transaction_uuid);

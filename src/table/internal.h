@@ -11,14 +11,23 @@
 
 namespace omnigraph::table::internal {
 
+// The file format of the data files, and the manifest's data storage
+// version, of a table with `schema` committed on top of `base`: 2.2 when
+// the base is at 2.2 or the schema holds a blob v2 field (a Blob property;
+// engine.md §1.2), 2.1 otherwise. A table never goes back from 2.2.
+lance::FileVersion TableFileVersion(const lance::Manifest& base, const Schema& schema);
+// "2.1" or "2.2".
+std::string DataFormatVersionString(lance::FileVersion version);
+
 // Writes `batches` under `{branch_root}/data/` as fragments of at most
-// `max_rows_per_file` rows (fragment ids left 0 for the commit to assign).
-// Appends the store keys of written files to `written`.
+// `max_rows_per_file` rows (fragment ids left 0 for the commit to assign)
+// in file format `version` (overriding file_options.version). Appends the
+// store keys of written files to `written`.
 Result<std::vector<lance::Fragment>> WriteFragments(ObjectStore* store, const std::string& branch_root,
                                                     const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                                                     uint64_t max_rows_per_file,
                                                     const lance::DataFileWriterOptions& file_options,
-                                                    std::vector<std::string>* written);
+                                                    lance::FileVersion version, std::vector<std::string>* written);
 
 // Staging writes data and deletion files under fresh random names with
 // deferred durability; the commit syncs them together.

@@ -126,7 +126,8 @@ class DatasetScanner final : public Scanner {
       const lance::DataFile& file = fragment.files[file_index];
       OG_ASSIGN_OR_RETURN(std::string path, dataset_.ResolveFilePath(lance::kDataDir, file.path, file.base_id));
       OG_ASSIGN_OR_RETURN(auto object, dataset_.store()->OpenForRead(path));
-      OG_ASSIGN_OR_RETURN(readers_[file_index], lance::DataFileReader::Open(std::move(object)));
+      OG_ASSIGN_OR_RETURN(readers_[file_index],
+                          lance::DataFileReader::Open(std::move(object), dataset_.store().get(), path));
       if (readers_[file_index]->num_rows() != fragment.physical_rows) {
         return CorruptData(fmt::format("{}: holds {} rows, fragment {} has {}", path, readers_[file_index]->num_rows(),
                                        fragment.id, fragment.physical_rows));

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "columnar/blob_cell.h"
 #include "io/unpublished_objects.h"
 #include "lance/deletion_file.h"
 #include "lance/versioning.h"
@@ -56,10 +57,11 @@ Result<std::vector<lance::Fragment>> WriteFragmentsFrom(ObjectStore* store, cons
                                                         const SchemaPtr& schema, const BatchSource& next,
                                                         uint64_t max_rows_per_file,
                                                         const lance::DataFileWriterOptions& file_options,
-                                                        std::vector<std::string>* written) {
+                                                        lance::FileVersion version, std::vector<std::string>* written) {
   if (max_rows_per_file == 0) return InvalidArgument("max_rows_per_file must be positive");
   lance::DataFileWriterOptions writer_options = file_options;
   writer_options.write = internal::kDeferredWrite;
+  writer_options.version = version;
   std::vector<lance::Fragment> fragments;
   std::unique_ptr<lance::DataFileWriter> writer;
   std::string key;
@@ -74,6 +76,8 @@ Result<std::vector<lance::Fragment>> WriteFragmentsFrom(ObjectStore* store, cons
     data_file.fields = std::move(file.fields);
     data_file.column_indices = std::move(file.column_indices);
     data_file.file_size_bytes = file.file_size_bytes;
+    data_file.file_major_version = file.file_major_version;
+    data_file.file_minor_version = file.file_minor_version;
     fragment.files.push_back(std::move(data_file));
     fragments.push_back(std::move(fragment));
     return Status::OK();
@@ -290,9 +294,19 @@ Result<std::vector<lance::Fragment>> WriteFragments(ObjectStore* store, const st
                                                     const SchemaPtr& schema, const std::vector<RecordBatchPtr>& batches,
                                                     uint64_t max_rows_per_file,
                                                     const lance::DataFileWriterOptions& file_options,
-                                                    std::vector<std::string>* written) {
+                                                    lance::FileVersion version, std::vector<std::string>* written) {
   std::vector<RecordBatchPtr> conformed = ConformAll(batches, schema);
-  return WriteFragmentsFrom(store, branch_root, schema, FromVector(conformed), max_rows_per_file, file_options, written);
+  return WriteFragmentsFrom(store, branch_root, schema, FromVector(conformed), max_rows_per_file, file_options,
+                            version, written);
+}
+
+lance::FileVersion TableFileVersion(const lance::Manifest& base, const Schema& schema) {
+  if (base.data_format_version == "2.2" || HasBlobV2Field(schema)) return lance::FileVersion::kV2_2;
+  return lance::FileVersion::kV2_1;
+}
+
+std::string DataFormatVersionString(lance::FileVersion version) {
+  return version == lance::FileVersion::kV2_2 ? "2.2" : "2.1";
 }
 
 }  // namespace internal
@@ -301,9 +315,11 @@ Result<StagedTransaction> StageAppend(const Dataset& base, const std::vector<Rec
                                       const StageOptions& options) {
   OG_RETURN_IF_ERROR(CheckBatches(batches, *base.schema()));
   UnpublishedObjects written(base.store().get());
-  OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(base.store().get(), base.branch_root(), base.schema(),
-                                                               batches, options.max_rows_per_file, options.file_options,
-                                                               written.keys()));
+  OG_ASSIGN_OR_RETURN(auto fragments,
+                      internal::WriteFragments(base.store().get(), base.branch_root(), base.schema(), batches,
+                                               options.max_rows_per_file, options.file_options,
+                                               internal::TableFileVersion(base.manifest(), *base.schema()),
+                                               written.keys()));
   uint64_t rows = 0;
   for (const auto& f : fragments) rows += f.physical_rows;
   OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, lance::AppendOperation{std::move(fragments)},
@@ -328,9 +344,10 @@ Result<StagedTransaction> StageOverwrite(const Dataset& base, const std::vector<
   OG_RETURN_IF_ERROR(CheckBatches(batches, new_schema));
   auto shared = std::make_shared<const Schema>(new_schema);
   UnpublishedObjects written(base.store().get());
-  OG_ASSIGN_OR_RETURN(auto fragments, internal::WriteFragments(base.store().get(), base.branch_root(), shared, batches,
-                                                               options.max_rows_per_file, options.file_options,
-                                                               written.keys()));
+  OG_ASSIGN_OR_RETURN(auto fragments,
+                      internal::WriteFragments(base.store().get(), base.branch_root(), shared, batches,
+                                               options.max_rows_per_file, options.file_options,
+                                               internal::TableFileVersion(base.manifest(), new_schema), written.keys()));
   uint64_t rows = 0;
   for (const auto& f : fragments) rows += f.physical_rows;
   OG_ASSIGN_OR_RETURN(auto staged, Finish(base, options, lance::OverwriteOperation{std::move(fragments), new_schema, {}},
@@ -432,9 +449,10 @@ Result<StagedTransaction> StageMergeInsert(const Dataset& base, const std::vecto
   lance::UpdateOperation op;
   UnpublishedObjects written(base.store().get());
   OG_RETURN_IF_ERROR(WriteDeletions(base, matched, &op.updated_fragments, &op.removed_fragment_ids, written.keys()));
-  OG_ASSIGN_OR_RETURN(op.new_fragments, internal::WriteFragments(base.store().get(), base.branch_root(), base.schema(),
-                                                                 batches, options.max_rows_per_file,
-                                                                 options.file_options, written.keys()));
+  OG_ASSIGN_OR_RETURN(op.new_fragments,
+                      internal::WriteFragments(base.store().get(), base.branch_root(), base.schema(), batches,
+                                               options.max_rows_per_file, options.file_options,
+                                               internal::TableFileVersion(base.manifest(), schema), written.keys()));
   if (matches > 0) {
     for (const Field& f : schema.fields()) op.fields_modified.push_back(static_cast<uint32_t>(f.id));
   }
@@ -449,7 +467,17 @@ Result<StagedTransaction> StageAddColumns(const Dataset& base, const std::vector
   if (fields.empty()) return InvalidArgument("no columns to add");
   Schema schema = *base.schema();
   int32_t next_id = MaxUsedFieldId(base.manifest()) + 1;
+  const bool has_files = std::any_of(base.manifest().fragments.begin(), base.manifest().fragments.end(),
+                                     [](const lance::Fragment& f) { return !f.files.empty(); });
   for (Field field : fields) {
+    if (IsBlobV2Field(field) && has_files &&
+        internal::TableFileVersion(base.manifest(), *base.schema()) != lance::FileVersion::kV2_2) {
+      // The blob column would make the table 2.2 over its 2.1 data files,
+      // and Lance refuses a table mixing both versions.
+      return Unsupported(fmt::format("cannot add blob column '{}' to '{}': its data files are Lance file format 2.1 "
+                                     "and a blob column needs 2.2",
+                                     field.name, base.root()));
+    }
     if (!field.nullable) {
       return InvalidArgument(fmt::format("new column '{}' must be nullable: existing rows have no value", field.name));
     }
@@ -557,7 +585,8 @@ Result<StagedTransaction> StageRewriteGroups(const Dataset& base, const std::vec
     };
     OG_ASSIGN_OR_RETURN(group.new_fragments,
                         WriteFragmentsFrom(base.store().get(), base.branch_root(), schema, next,
-                                           options.max_rows_per_file, options.file_options, written.keys()));
+                                           options.max_rows_per_file, options.file_options,
+                                           internal::TableFileVersion(base.manifest(), *schema), written.keys()));
     op.groups.push_back(std::move(group));
   }
   return Finish(base, options, std::move(op), *schema, written);

@@ -91,8 +91,12 @@ Result<StagedTransaction> StageMergeInsert(const Dataset& base, const std::vecto
                                            const MergeInsertOptions& merge_options, const StageOptions& options = {});
 
 // Adds nullable columns (metadata only: existing rows read them as null).
-// New field ids are assigned above every id the dataset ever used.
-// Errors: InvalidArgument for a non-nullable field or a name already in use.
+// New field ids are assigned above every id the dataset ever used. A blob
+// v2 field (columnar/blob_cell.h) makes a 2.1 table 2.2 (commit.cc), which
+// is allowed only while the table has no data files.
+// Errors: InvalidArgument for a non-nullable field or a name already in use;
+// Unsupported for a blob v2 field on a 2.1 table with data files (Lance
+// refuses a table mixing file versions).
 Result<StagedTransaction> StageAddColumns(const Dataset& base, const std::vector<Field>& fields,
                                           const StageOptions& options = {});
 

@@ -373,15 +373,33 @@ TEST_F(CleanupTest, OrphanFilesGoOnlyWhenOlderThanSevenDays) {
   const std::string location = snapshot->FindTable("node:Person")->location;
   const fs::path old_file = fs::path(uri()) / location / "data" / "orphan-old.lance";
   const fs::path new_file = fs::path(uri()) / location / "data" / "orphan-new.lance";
+  // Blob sidecars (which Lance writes next to a data file, and no manifest
+  // names) live as long as their data file.
+  fs::path named_data_file;
+  for (const auto& e : fs::directory_iterator(fs::path(uri()) / location / "data")) {
+    if (e.path().extension() == ".lance") named_data_file = e.path();
+  }
+  ASSERT_FALSE(named_data_file.empty());
+  const std::string bits = "10000000000000000000000000000000.blob";
+  const fs::path kept_sidecar = named_data_file.parent_path() / named_data_file.stem() / bits;
+  const fs::path orphan_sidecar = fs::path(uri()) / location / "data" / "gone" / bits;
+  fs::create_directories(kept_sidecar.parent_path());
+  fs::create_directories(orphan_sidecar.parent_path());
   std::ofstream(old_file) << "0123456789";
   std::ofstream(new_file) << "01234";
-  fs::last_write_time(old_file, fs::file_time_type::clock::now() - std::chrono::hours(24 * 8));
+  std::ofstream(kept_sidecar) << "sidecar";
+  std::ofstream(orphan_sidecar) << "abc";
+  for (const fs::path& f : {old_file, kept_sidecar, orphan_sidecar}) {
+    fs::last_write_time(f, fs::file_time_type::clock::now() - std::chrono::hours(24 * 8));
+  }
   graph::CleanupReport report = Clean(1);
   const graph::DatasetCleanup& person = Dataset(report, "node:Person");
-  EXPECT_EQ(person.orphan_files_removed, 1u);
-  EXPECT_EQ(person.bytes_removed, 10u);
+  EXPECT_EQ(person.orphan_files_removed, 2u);
+  EXPECT_EQ(person.bytes_removed, 13u);
   EXPECT_FALSE(fs::exists(old_file));
   EXPECT_TRUE(fs::exists(new_file));
+  EXPECT_TRUE(fs::exists(kept_sidecar));
+  EXPECT_FALSE(fs::exists(orphan_sidecar));
   EXPECT_EQ(People(), kFixturePeople);
 }
 

@@ -73,7 +73,7 @@ std::string SmallFile() {
 
 TEST(DataFileReaderTest, OtherFileVersionsAreUnsupported) {
   std::string bytes = SmallFile();
-  for (auto [major, minor] : std::vector<std::pair<uint16_t, uint16_t>>{{2, 2}, {2, 0}, {0, 3}, {3, 1}}) {
+  for (auto [major, minor] : std::vector<std::pair<uint16_t, uint16_t>>{{2, 3}, {2, 0}, {0, 3}, {3, 1}}) {
     std::string patched = bytes;
     StoreLE<uint16_t>(patched.data() + patched.size() - 8, major);
     StoreLE<uint16_t>(patched.data() + patched.size() - 6, minor);
@@ -201,25 +201,26 @@ Status DecodeLayout(const pb::PageLayout& layout, const DataTypePtr& type = Data
   return DecodePage(layout, paths[0], 1, sizes, read, &page, "t");
 }
 
-TEST(DataFileReaderTest, LayoutsOutsideFormat21AreUnsupported) {
-  pb::PageLayout large;
-  large.mutable_mini_block_layout()->set_has_large_chunk(true);
-  large.mutable_mini_block_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
+TEST(DataFileReaderTest, LayoutsOutsideOurSubsetAreUnsupported) {
+  // A constant value on a nullable page without level buffers: which rows
+  // hold it is unknown.
   pb::PageLayout constant;
   constant.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
   constant.mutable_all_null_layout()->set_inline_value("abcd");
-  pb::PageLayout constant_levels;
-  constant_levels.mutable_all_null_layout()->add_layers(pb::REPDEF_NULLABLE_ITEM);
-  constant_levels.mutable_all_null_layout()->mutable_def_compression()->mutable_flat()->set_bits_per_value(16);
+  Status no_levels = DecodeLayout(constant, DataType::Int32(), {});
+  EXPECT_EQ(no_levels.code(), ErrorCode::kUnsupported) << no_levels.ToString();
+  EXPECT_NE(no_levels.message().find("constant"), std::string::npos) << no_levels.message();
+  // A 3-byte constant for 4-byte values.
+  constant.mutable_all_null_layout()->set_layers(0, pb::REPDEF_ALL_VALID_ITEM);
+  constant.mutable_all_null_layout()->set_inline_value("abc");
+  Status narrow = DecodeLayout(constant, DataType::Int32(), {});
+  EXPECT_EQ(narrow.code(), ErrorCode::kUnsupported) << narrow.ToString();
+  EXPECT_NE(narrow.message().find("3-byte inline value"), std::string::npos) << narrow.message();
   pb::PageLayout blob;
   blob.mutable_blob_layout()->add_layers(pb::REPDEF_ALL_VALID_ITEM);
   pb::PageLayout sparse;
   sparse.set_sparse_layout("x");
-  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {{&large, "large chunks"},
-                                                                      {&constant, "constant"},
-                                                                      {&constant_levels, "constant"},
-                                                                      {&blob, "blob"},
-                                                                      {&sparse, "sparse"}};
+  std::vector<std::pair<const pb::PageLayout*, std::string>> cases = {{&blob, "blob"}, {&sparse, "sparse"}};
   for (const auto& [layout, name] : cases) {
     Status st = DecodeLayout(*layout);
     EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << name << ": " << st.ToString();

@@ -12,6 +12,7 @@
 #include "graph/layout.h"
 #include "graph/maintenance/inventory.h"
 #include "graph/write/write_txn.h"
+#include "lance/data_file.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "util/ulid.h"
@@ -103,6 +104,14 @@ bool ProposalIsDead(const ProposalRecipe& recipe, const std::map<std::string, Li
   return Reaches(*live->second.commits, recipe.captured_head);
 }
 
+// Whether a manifest names `key`, or `key` is a blob sidecar (written by
+// Lance) of a data file one names.
+bool NamedOrSidecarOfNamed(const std::set<std::string>& named, const std::string& key) {
+  if (named.count(key)) return true;
+  const std::string owner = lance::BlobSidecarOwner(key);
+  return !owner.empty() && named.count(owner) > 0;
+}
+
 // Plans one table: which versions go, in which order, and the orphans.
 void PlanTable(TablePlan& plan, const std::map<std::string, LiveHead>& heads, int64_t now_nanos,
                ObjectStore& store) {
@@ -149,7 +158,7 @@ void PlanTable(TablePlan& plan, const std::map<std::string, LiveHead>& heads, in
     named_files.insert(facts.files.begin(), facts.files.end());
   }
   for (const auto& [key, size] : plan.dir.files) {
-    if (named_files.count(key)) continue;
+    if (NamedOrSidecarOfNamed(named_files, key)) continue;
     if (key.find("/_versions/") != std::string::npos) continue;  // manifests are versions, not orphans
     auto modified = collector::ModifiedAt(store, key);
     if (modified && *modified < now_nanos - kOrphanGraceSeconds * kNanosPerSecond) plan.orphans.push_back(key);
@@ -413,7 +422,7 @@ Result<CleanupReport> RunCleanup(GraphStore& graph, const CleanupPolicy& policy)
       named_files.insert(version.files.begin(), version.files.end());
     }
     for (const auto& [key, size] : p.tree->files) {
-      if (named_files.count(key) || key.find("/_versions/") != std::string::npos) continue;
+      if (NamedOrSidecarOfNamed(named_files, key) || key.find("/_versions/") != std::string::npos) continue;
       auto modified = collector::ModifiedAt(store, key);
       if (modified && *modified < now - kOrphanGraceSeconds * kNanosPerSecond) p.orphans.push_back(key);
     }
