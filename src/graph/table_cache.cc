@@ -83,8 +83,8 @@ Result<table::Dataset> TableCache::OpenDataset(const TableEntry& table) {
   }
   // The opened manifest must be the pinned transaction, not a look-alike.
   if (!table.pin.transaction_uuid.empty()) {
-    auto txn = opened->ReadTransaction();
-    if (!txn.ok() || txn->uuid != table.pin.transaction_uuid) {
+    auto uuid = opened->ReadTransactionUuid();
+    if (!uuid.ok() || *uuid != table.pin.transaction_uuid) {
       return CorruptData(fmt::format("{}: version {} is not the pinned transaction {}", opened->manifest_path(),
                                      key.second, table.pin.transaction_uuid));
     }

@@ -1,6 +1,8 @@
 #include "lance/transaction.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include "lance/proto_convert.h"
 #include "transaction.pb.h"
@@ -101,6 +103,27 @@ Result<std::string> EncodeTransaction(const Transaction& transaction) {
   std::string bytes = proto.SerializeAsString();
   AppendChecksumField(&bytes);
   return bytes;
+}
+
+Result<std::string> DecodeTransactionUuid(std::string_view bytes, std::string_view path) {
+  using google::protobuf::internal::WireFormatLite;
+  if (CheckTrailingChecksum(bytes) == ChecksumState::kMismatch) {
+    return CorruptData(fmt::format("{}: transaction checksum does not match its bytes", path));
+  }
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  std::string uuid;
+  while (uint32_t tag = in.ReadTag()) {
+    bool read = WireFormatLite::GetTagFieldNumber(tag) == ProtoTransaction::kUuidFieldNumber &&
+                        WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED
+                    ? WireFormatLite::ReadString(&in, &uuid)  // the last occurrence wins, as in a full parse
+                    : WireFormatLite::SkipField(&in, tag);
+    if (!read) return CorruptData(fmt::format("{}: transaction protobuf does not decode", path));
+  }
+  if (!in.ConsumedEntireMessage() || in.CurrentPosition() != static_cast<int>(bytes.size())) {
+    return CorruptData(fmt::format("{}: transaction protobuf does not decode", path));
+  }
+  return uuid;
 }
 
 Result<Transaction> DecodeTransaction(std::string_view bytes, std::string_view path) {

@@ -102,5 +102,11 @@ Result<std::string> EncodeTransaction(const Transaction& transaction);
 // Errors: CorruptData (undecodable, checksum mismatch, missing operation), Unsupported (an
 // operation this build cannot represent, named).
 Result<Transaction> DecodeTransaction(std::string_view bytes, std::string_view path);
+// Only the `uuid` of the transaction in `bytes` (empty when unset), read by
+// skipping every other field undecoded: checking that an opened version is
+// a pinned transaction must not decode the fragment lists of, say, a
+// compaction's Rewrite (thousands of fragments). The checksum is still
+// verified. Errors: CorruptData (malformed wire format, checksum mismatch).
+Result<std::string> DecodeTransactionUuid(std::string_view bytes, std::string_view path);
 
 }  // namespace omnigraph::lance

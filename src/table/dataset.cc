@@ -328,14 +328,23 @@ Result<RecordBatchPtr> Dataset::ToBatch(const ScanOptions& requested) const {
   return ConcatBatches(schema, batches);
 }
 
-Result<lance::Transaction> Dataset::ReadTransaction() const {
-  if (!transaction_section_.empty()) return lance::DecodeTransaction(transaction_section_, manifest_path_);
+template <typename Decode>
+auto Dataset::DecodeOwnTransaction(Decode decode) const -> decltype(decode(std::string_view(), std::string_view())) {
+  if (!transaction_section_.empty()) return decode(transaction_section_, manifest_path_);
   if (manifest_->transaction_file.empty()) {
     return NotFound(fmt::format("{}: version {} records no transaction", manifest_path_, version()));
   }
   std::string path = JoinPath(JoinPath(branch_root_, lance::kTransactionsDir), manifest_->transaction_file);
   OG_ASSIGN_OR_RETURN(BufferPtr bytes, store_->Get(path));
-  return lance::DecodeTransaction(bytes->view(), path);
+  return decode(bytes->view(), path);
+}
+
+Result<lance::Transaction> Dataset::ReadTransaction() const {
+  return DecodeOwnTransaction(&lance::DecodeTransaction);
+}
+
+Result<std::string> Dataset::ReadTransactionUuid() const {
+  return DecodeOwnTransaction(&lance::DecodeTransactionUuid);
 }
 
 Result<std::vector<VersionInfo>> Dataset::ListVersions() const {

@@ -133,6 +133,9 @@ class Dataset {
   // section, else `_transactions/{transaction_file}`. NotFound when neither
   // exists (for example a dataset written without transaction files).
   Result<lance::Transaction> ReadTransaction() const;
+  // Only the uuid of that transaction (lance::DecodeTransactionUuid), with
+  // the same errors: cheap however many fragments the operation lists.
+  Result<std::string> ReadTransactionUuid() const;
 
   // Linear versions of this dataset's line (main or its branch), ascending.
   Result<std::vector<VersionInfo>> ListVersions() const;
@@ -214,6 +217,11 @@ class Dataset {
   std::string branch_root_;
   std::shared_ptr<const lance::Manifest> manifest_;
   SchemaPtr schema_;
+  // `decode`(bytes, path) of this version's transaction: the manifest's
+  // inline section, else its transaction file.
+  template <typename Decode>
+  auto DecodeOwnTransaction(Decode decode) const -> decltype(decode(std::string_view(), std::string_view()));
+
   std::string manifest_path_;
   uint64_t manifest_size_ = 0;
   std::string transaction_section_;

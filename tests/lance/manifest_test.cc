@@ -273,6 +273,32 @@ TEST(Transaction, RoundTripsEveryOperation) {
   EXPECT_EQ(d.updated_fragments.front(), f);
 }
 
+// The uuid alone, read past every other field undecoded, equals the full
+// decode's; a damaged transaction is as corrupt as for the full decode.
+TEST(Transaction, TheUuidAloneMatchesTheFullDecode) {
+  Fragment f;
+  f.id = 4;
+  f.physical_rows = 10;
+  f.files.push_back(DataFile{"a.lance", {0}, {0}, 2, 1, 10, std::nullopt});
+  Transaction t;
+  t.read_version = 7;
+  t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
+  t.properties = {{"k", "v"}};
+  t.operation = RewriteOperation{{RewriteGroup{std::vector<Fragment>(50, f), {f}}}};
+  std::string bytes = *EncodeTransaction(t);
+  EXPECT_EQ(*DecodeTransactionUuid(bytes, "t.txn"), t.uuid);
+  EXPECT_EQ(*DecodeTransactionUuid(bytes.substr(0, bytes.size() - 10), "t.txn"), t.uuid);  // as Lance writes it
+  Transaction unnamed;
+  unnamed.operation = AppendOperation{};
+  EXPECT_EQ(*DecodeTransactionUuid(*EncodeTransaction(unnamed), "t.txn"), "");
+  std::string damaged = bytes;
+  damaged[damaged.find("8a14edb3")] = '9';
+  EXPECT_EQ(DecodeTransactionUuid(damaged, "t.txn").status().message(),
+            "t.txn: transaction checksum does not match its bytes");
+  EXPECT_EQ(DecodeTransactionUuid("\xff\xff\xff", "t").status().message(), "t: transaction protobuf does not decode");
+  EXPECT_EQ(DecodeTransactionUuid(bytes.substr(0, 20), "t").status().code(), ErrorCode::kCorruptData);
+}
+
 TEST(Transaction, EmptyOrGarbageIsCorrupt) {
   EXPECT_EQ(DecodeTransaction("", "t").status().code(), ErrorCode::kCorruptData);
   EXPECT_EQ(DecodeTransaction("\xff\xff\xff", "t").status().code(), ErrorCode::kCorruptData);
