@@ -195,3 +195,35 @@ export function cliRunner(cli) {
     return r.stdout;
   };
 }
+
+// One check script's bookkeeping: an empty scratch `dir`, `fail(msg)`
+// counting and printing each failure, and `finish(summary)` exiting 1 after
+// any failure, printing `summary` otherwise.
+export function checkRun(dir) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  let failures = 0;
+  return {
+    fail(msg) {
+      failures++;
+      console.error("FAIL " + msg);
+    },
+    finish(summary) {
+      if (failures) {
+        console.error(`${failures} interop failure(s)`);
+        process.exit(1);
+      }
+      console.log(summary);
+    },
+  };
+}
+
+// Lance's view of the graph at `graph`: its `__manifest` copied to
+// `lanceDir`/manifest.lance, opened, and the rows of its table entries.
+export async function graphManifestTables(graph, lanceDir) {
+  fs.mkdirSync(lanceDir, { recursive: true });
+  fs.cpSync(path.join(graph, "__manifest"), path.join(lanceDir, "manifest.lance"), { recursive: true });
+  const db = await connect(lanceDir);
+  const tables = tableRows(await (await db.openTable("manifest")).toArrow()).filter((r) => r.object_type === "table");
+  return { db, tables };
+}

@@ -14,16 +14,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { connect, dumpWithOurReader, firstDifference, ipcBuffer, tableRows } from "./common.mjs";
+import { checkRun, connect, dumpWithOurReader, firstDifference, ipcBuffer, tableRows } from "./common.mjs";
 
 const [dir, tool] = process.argv.slice(2);
-fs.rmSync(dir, { recursive: true, force: true });
-fs.mkdirSync(dir, { recursive: true });
-let failures = 0;
-const fail = (msg) => {
-  failures++;
-  console.error("FAIL " + msg);
-};
+const { fail, finish } = checkRun(dir);
 const written = spawnSync(tool, ["write-blobs", dir], { encoding: "utf8" });
 if (written.status !== 0) {
   console.error(`lance-tool write-blobs exited ${written.status}: ${written.stderr}`);
@@ -124,8 +118,4 @@ const packed = checkDescriptors("after Lance compaction", tableRows(await table.
 if (packed === 0) fail("after Lance compaction no payload is packed: the sidecar path went unexercised");
 checkOurs("after Lance compaction", appendedCells);
 
-if (failures) {
-  console.error(`${failures} interop failure(s)`);
-  process.exit(1);
-}
-console.log("blob v2 files <-> Lance interop: all checks passed");
+finish("blob v2 files <-> Lance interop: all checks passed");

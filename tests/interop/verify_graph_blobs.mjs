@@ -9,16 +9,10 @@
 //   node verify_graph_blobs.mjs WORK_DIR OMNIGRAPH_CLI LANCE_TOOL
 import fs from "node:fs";
 import path from "node:path";
-import { cliRunner, connect, dumpWithOurReader, firstDifference, openRef, readPinnedTable, tableRows } from "./common.mjs";
+import { checkRun, cliRunner, dumpWithOurReader, firstDifference, graphManifestTables, openRef, readPinnedTable } from "./common.mjs";
 
 const [dir, cli, tool] = process.argv.slice(2);
-fs.rmSync(dir, { recursive: true, force: true });
-fs.mkdirSync(dir, { recursive: true });
-let failures = 0;
-const fail = (msg) => {
-  failures++;
-  console.error("FAIL " + msg);
-};
+const { fail, finish } = checkRun(dir);
 
 const big = Buffer.alloc(100 * 1024);
 for (let i = 0; i < big.length; i++) big[i] = (i * 7 + 3) & 0xff;
@@ -63,10 +57,7 @@ const bySlug = (rows) => new Map(rows.map((r) => [r.slug, r]));
 let round = 0;
 async function verify(stage, compactCopy) {
   const lanceDir = path.join(dir, `lance-${round++}`);
-  fs.mkdirSync(lanceDir);
-  fs.cpSync(path.join(graph, "__manifest"), path.join(lanceDir, "manifest.lance"), { recursive: true });
-  const db = await connect(lanceDir);
-  const tables = tableRows(await (await db.openTable("manifest")).toArrow()).filter((r) => r.object_type === "table");
+  const { db, tables } = await graphManifestTables(graph, lanceDir);
   const exported = exportRows();
   let n = 0;
   for (const t of tables) {
@@ -138,8 +129,4 @@ async function verify(stage, compactCopy) {
 await verify("after load", true);
 run(["optimize", graph]);
 await verify("after optimize", false);
-if (failures) {
-  console.error(`${failures} interop failure(s)`);
-  process.exit(1);
-}
-console.log("graph Blob properties -> Lance interop: all checks passed");
+finish("graph Blob properties -> Lance interop: all checks passed");

@@ -16,16 +16,10 @@
 //   node verify_graph_branch.mjs WORK_DIR OMNIGRAPH_CLI
 import fs from "node:fs";
 import path from "node:path";
-import { cliRunner, connect, firstDifference, openRef, readPinnedTable, tableRows } from "./common.mjs";
+import { checkRun, cliRunner, connect, firstDifference, openRef, readPinnedTable, tableRows } from "./common.mjs";
 
 const [dir, cli] = process.argv.slice(2);
-fs.rmSync(dir, { recursive: true, force: true });
-fs.mkdirSync(dir, { recursive: true });
-let failures = 0;
-const fail = (msg) => {
-  failures++;
-  console.error("FAIL " + msg);
-};
+const { fail, finish } = checkRun(dir);
 
 const schema = `
 node Person { name: String @key  age: I32? }
@@ -171,8 +165,4 @@ for (const branch of ["main", "feature", "review"]) {
 const pinDiff = firstDifference(pins.feature, pins.review, "pins");
 if (pinDiff) fail(`review's pins differ from feature's: ${pinDiff}`);
 else console.log("ok review pins exactly feature's table versions");
-if (failures) {
-  console.error(`${failures} interop failure(s)`);
-  process.exit(1);
-}
-console.log("graph branch -> Lance interop: all checks passed");
+finish("graph branch -> Lance interop: all checks passed");

@@ -5,16 +5,10 @@
 //   node verify_graph_maintenance.mjs WORK_DIR OMNIGRAPH_CLI
 import fs from "node:fs";
 import path from "node:path";
-import { cliRunner, connect, firstDifference, readPinnedTable, tableRows } from "./common.mjs";
+import { checkRun, cliRunner, firstDifference, graphManifestTables, readPinnedTable } from "./common.mjs";
 
 const [dir, cli] = process.argv.slice(2);
-fs.rmSync(dir, { recursive: true, force: true });
-fs.mkdirSync(dir, { recursive: true });
-let failures = 0;
-const fail = (msg) => {
-  failures++;
-  console.error("FAIL " + msg);
-};
+const { fail, finish } = checkRun(dir);
 
 const files = {
   "v1.pg": `
@@ -76,10 +70,7 @@ const sorted = (rows, columns) =>
 let round = 0;
 async function verify(stage, expectedColumns) {
   const lanceDir = path.join(dir, `lance-${round++}`);
-  fs.mkdirSync(lanceDir);
-  fs.cpSync(path.join(graph, "__manifest"), path.join(lanceDir, "manifest.lance"), { recursive: true });
-  const db = await connect(lanceDir);
-  const tables = tableRows(await (await db.openTable("manifest")).toArrow()).filter((r) => r.object_type === "table");
+  const { db, tables } = await graphManifestTables(graph, lanceDir);
   const exported = exportRows();
   const keys = tables.map((t) => t.table_key).sort();
   const d = firstDifference(Object.keys(expectedColumns).sort(), keys, "table keys");
@@ -116,8 +107,4 @@ const evolved = {
 await verify("after schema apply", evolved);
 run(["optimize", graph]);
 await verify("after optimize", evolved);
-if (failures) {
-  console.error(`${failures} interop failure(s)`);
-  process.exit(1);
-}
-console.log("schema apply / optimize -> Lance interop: all checks passed");
+finish("schema apply / optimize -> Lance interop: all checks passed");
