@@ -134,11 +134,12 @@ int RunVerbs(int argc, char** argv, Context* context) {
   app.fallthrough();
   bool show_version = false;
   AddGlobalFlags(app, &context->flags, &show_version);
-  RegisterVerbs(app, *context);
 
   bool help_verb = false;
   std::vector<std::string> args = RewriteDeprecatedVerbs(argc, argv, &help_verb);
   const std::vector<std::string> words = args;
+  const size_t verb = VerbIndex(words);
+  RegisterVerbs(app, *context, verb < words.size() ? std::string_view(words[verb]) : std::string_view());
   if (std::optional<std::string> flag = RemoteAddressingFlag(words)) {
     std::cerr << "error: " << *flag
               << " addresses a server or cluster, which this build does not reach; address a local graph with a "

@@ -1,24 +1,36 @@
 #include "cli/verbs/verbs.h"
 
-namespace omnigraph::cli {
+#include <array>
 
-void RegisterVerbs(CLI::App& app, Context& context) {
-  RegisterInit(app, context);
-  RegisterLoad(app, context);
-  RegisterQuery(app, context);
-  RegisterMutate(app, context);
-  RegisterExport(app, context);
-  RegisterBlob(app, context);
-  RegisterSnapshot(app, context);
-  RegisterSchema(app, context);
-  RegisterLint(app, context);
-  RegisterBranch(app, context);
-  RegisterCommit(app, context);
-  RegisterChanges(app, context);
-  RegisterOptimize(app, context);
-  RegisterRepair(app, context);
-  RegisterCleanup(app, context);
-  RegisterVersion(app, context);
+namespace omnigraph::cli {
+namespace {
+
+struct VerbRegistration {
+  std::string_view name;
+  void (*add)(CLI::App& app, Context& context);
+};
+
+// Every verb, in the order `--help` lists them. `repair` is registered by
+// RegisterRepair, which lives with optimize.
+constexpr std::array<VerbRegistration, 16> kVerbs = {{
+    {"init", RegisterInit},         {"load", RegisterLoad},       {"query", RegisterQuery},
+    {"mutate", RegisterMutate},     {"export", RegisterExport},   {"blob", RegisterBlob},
+    {"snapshot", RegisterSnapshot}, {"schema", RegisterSchema},   {"lint", RegisterLint},
+    {"branch", RegisterBranch},     {"commit", RegisterCommit},   {"changes", RegisterChanges},
+    {"optimize", RegisterOptimize}, {"repair", RegisterRepair},   {"cleanup", RegisterCleanup},
+    {"version", RegisterVersion},
+}};
+
+}  // namespace
+
+void RegisterVerbs(CLI::App& app, Context& context, std::string_view verb) {
+  for (const VerbRegistration& registration : kVerbs) {
+    if (registration.name == verb) {
+      registration.add(app, context);
+      return;
+    }
+  }
+  for (const VerbRegistration& registration : kVerbs) registration.add(app, context);
 }
 
 }  // namespace omnigraph::cli

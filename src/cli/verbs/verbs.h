@@ -28,8 +28,14 @@ namespace omnigraph::cli {
 // The program's version, printed by `version` and by `-v`.
 inline constexpr std::string_view kVersion = "0.1.0";
 
-// Registers every verb below on `app`, in the order of `--help`.
-void RegisterVerbs(CLI::App& app, Context& context);
+// Registers the verb named `verb` on `app` when it is one of the verbs
+// below, otherwise every verb, in the order of `--help`. Building CLI11's
+// option tree of all sixteen verbs costs about as many instructions as a
+// small cold query itself, so a command line that names its verb builds
+// only that verb's (the program's own `--help`, a typo and no verb at all
+// still see every verb). `verb` is the command word after the deprecated
+// spellings were rewritten (app.cc); empty when there is none.
+void RegisterVerbs(CLI::App& app, Context& context, std::string_view verb);
 
 void RegisterInit(CLI::App& app, Context& context);      // init: create a graph
 void RegisterLoad(CLI::App& app, Context& context);      // load: strict NDJSON load
