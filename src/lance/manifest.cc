@@ -15,7 +15,7 @@ namespace omnigraph::lance {
 namespace {
 
 constexpr std::string_view kMagic = "LANC";
-constexpr size_t kTrailerBytes = 16;  // i64 position, i16 major, i16 minor, magic
+constexpr size_t kTrailerBytes = kManifestTrailerBytes;
 constexpr int16_t kManifestMajor = 0;
 constexpr int16_t kManifestMinor = 2;
 constexpr std::string_view kWriterLibrary = "omnigraph";
@@ -212,19 +212,33 @@ Result<std::string> EncodeManifestFile(Manifest* manifest, std::string_view tran
   return EncodeManifestBytes(*manifest, transaction, /*encodings_current=*/true);
 }
 
+Result<uint64_t> ManifestPositionFromTrailer(std::string_view trailer, uint64_t file_size, std::string_view path) {
+  if (file_size < kTrailerBytes + 4 || trailer.size() != kTrailerBytes) {
+    return CorruptData(fmt::format("{}: {} bytes is too short for a manifest", path, file_size));
+  }
+  if (trailer.substr(kTrailerBytes - 4) != kMagic) {
+    return CorruptData(fmt::format("{}: missing LANC magic at the end of the manifest", path));
+  }
+  int64_t position = LoadLE<int64_t>(trailer.data());
+  if (position < 0 || static_cast<uint64_t>(position) > file_size - kTrailerBytes) {
+    return CorruptData(fmt::format("{}: manifest position {} is outside the file", path, position));
+  }
+  return static_cast<uint64_t>(position);
+}
+
+bool IsTransactionSection(std::string_view section) {
+  constexpr char kReadVersionTag = (1 << 3) | 0;  // field 1, varint
+  constexpr char kUuidTag = (2 << 3) | 2;         // field 2, length-delimited
+  return !section.empty() && (section[0] == kReadVersionTag || section[0] == kUuidTag);
+}
+
 Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view path) {
   if (bytes.size() < kTrailerBytes + 4) {
     return CorruptData(fmt::format("{}: {} bytes is too short for a manifest", path, bytes.size()));
   }
-  if (bytes.substr(bytes.size() - 4) != kMagic) {
-    return CorruptData(fmt::format("{}: missing LANC magic at the end of the manifest", path));
-  }
-  const char* trailer = bytes.data() + bytes.size() - kTrailerBytes;
-  int64_t position = LoadLE<int64_t>(trailer);
+  OG_ASSIGN_OR_RETURN(uint64_t position,
+                      ManifestPositionFromTrailer(bytes.substr(bytes.size() - kTrailerBytes), bytes.size(), path));
   uint64_t body_end = bytes.size() - kTrailerBytes;
-  if (position < 0 || static_cast<uint64_t>(position) > body_end) {
-    return CorruptData(fmt::format("{}: manifest position {} is outside the file", path, position));
-  }
   OG_ASSIGN_OR_RETURN(std::string_view message, ReadSection(bytes, position, body_end, "manifest", path));
   if (position + 4 + message.size() != body_end) {
     return CorruptData(fmt::format("{}: manifest section does not end at the trailer", path));

@@ -207,6 +207,25 @@ void CacheFragmentEncodings(Manifest* manifest);
 // flags, data format other than Lance 2.0/2.1/2.2, unknown logical types).
 Result<ManifestFile> DecodeManifestFile(std::string_view bytes, std::string_view path);
 
+// The size of a manifest file's trailer: i64 manifest position, i16 major,
+// i16 minor, "LANC".
+inline constexpr size_t kManifestTrailerBytes = 16;
+
+// Where the manifest section of a `file_size`-byte manifest file begins,
+// read from its trailer (the file's last kManifestTrailerBytes bytes).
+// Errors: CorruptData (short file, missing magic, a position outside the
+// file).
+Result<uint64_t> ManifestPositionFromTrailer(std::string_view trailer, uint64_t file_size, std::string_view path);
+
+// Whether the first section of a manifest file (the bytes after its u32
+// length) is a Transaction rather than an IndexSection, from its first
+// protobuf tag alone: a Transaction opens with read_version (field 1,
+// varint) or, when that is 0, its always-present uuid (field 2, bytes);
+// an IndexSection opens with its indices (field 1, bytes). Lance 8 and
+// EncodeManifestFile both put the transaction first when there is one
+// (spec/lance-format.md §1.3).
+bool IsTransactionSection(std::string_view section);
+
 // Checks the writer feature flags before a commit on top of `manifest`.
 // Errors: Unsupported naming the unknown flags.
 Status CheckWriterFlags(const Manifest& manifest, std::string_view path);

@@ -15,6 +15,7 @@
 #include "table/commit.h"
 #include "table/internal.h"
 #include "table/scanner.h"
+#include "util/endian.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "util/random.h"
@@ -345,6 +346,35 @@ Result<lance::Transaction> Dataset::ReadTransaction() const {
 
 Result<std::string> Dataset::ReadTransactionUuid() const {
   return DecodeOwnTransaction(&lance::DecodeTransactionUuid);
+}
+
+Result<std::optional<lance::Transaction>> Dataset::ReadLeadingTransaction(ObjectStore* store,
+                                                                          const std::string& manifest_key) {
+  // Enough for the transaction of any small write in one read.
+  constexpr uint64_t kFirstRead = 64 * 1024;
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessObject> file, store->OpenForRead(manifest_key));
+  const uint64_t size = file->size();
+  if (size < lance::kManifestTrailerBytes + 4) {
+    return CorruptData(fmt::format("{}: {} bytes is too short for a manifest", manifest_key, size));
+  }
+  OG_ASSIGN_OR_RETURN(BufferPtr trailer,
+                      file->ReadAt(size - lance::kManifestTrailerBytes, lance::kManifestTrailerBytes));
+  OG_ASSIGN_OR_RETURN(uint64_t position, lance::ManifestPositionFromTrailer(trailer->view(), size, manifest_key));
+  if (position < 4) return std::optional<lance::Transaction>();  // the manifest is the first section
+  OG_ASSIGN_OR_RETURN(BufferPtr head, file->ReadAt(0, std::min(position, kFirstRead)));
+  const uint32_t length = LoadLE<uint32_t>(head->view().data());
+  if (length > position - 4) {
+    return CorruptData(fmt::format("{}: the section at offset 0 claims {} bytes, past the manifest at {}",
+                                   manifest_key, length, position));
+  }
+  BufferPtr whole = head;
+  if (4 + uint64_t{length} > head->size()) {
+    OG_ASSIGN_OR_RETURN(whole, file->ReadAt(4, length));
+  }
+  std::string_view section = whole == head ? head->view().substr(4, length) : whole->view();
+  if (!lance::IsTransactionSection(section)) return std::optional<lance::Transaction>();
+  OG_ASSIGN_OR_RETURN(lance::Transaction transaction, lance::DecodeTransaction(section, manifest_key));
+  return std::optional<lance::Transaction>(std::move(transaction));
 }
 
 Result<std::vector<VersionInfo>> Dataset::ListVersions() const {

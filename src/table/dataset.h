@@ -136,6 +136,17 @@ class Dataset {
   // Only the uuid of that transaction (lance::DecodeTransactionUuid), with
   // the same errors: cheap however many fragments the operation lists.
   Result<std::string> ReadTransactionUuid() const;
+  // The transaction the manifest file `manifest_key` carries inline at its
+  // start (where Lance 8 and this writer put it), read without opening the
+  // version: the file's trailer and first section only, never the
+  // manifest, whose fragment list grows with every append until a
+  // compaction. The collector reads thousands of versions this way
+  // (graph/maintenance/inventory.h). nullopt when the file does not start
+  // with a transaction (none inline, or an index section first).
+  // Errors: NotFound (no such file), CorruptData (trailer or section
+  // framing, the transaction itself), storage errors.
+  static Result<std::optional<lance::Transaction>> ReadLeadingTransaction(ObjectStore* store,
+                                                                          const std::string& manifest_key);
 
   // Linear versions of this dataset's line (main or its branch), ascending.
   Result<std::vector<VersionInfo>> ListVersions() const;

@@ -184,6 +184,47 @@ TEST_F(CleanupTest, KeepOneRemovesEveryOlderVersionAndTheirReadsAreTyped) {
   EXPECT_EQ(Read("people").size(), head_rows.size() + 1);
 }
 
+// The collector reads a swept version's files from its transaction alone
+// (graph/maintenance/inventory.h) unless its base version is gone. Here
+// the first run reclaims the bases of the versions the second run sweeps:
+// the fragments only those bases wrote are still named by the swept
+// versions and must go with them, not linger as orphans for a week.
+TEST_F(CleanupTest, AVersionWhoseBaseAnEarlierRunReclaimedTakesItsInheritedFilesAlong) {
+  const auto loaded = Files(uri());
+  for (const char* name : {"Eve", "Fay", "Gus", "Hal"}) InsertPerson(name, 30);
+  // Person's table directory: the one the inserts wrote data files into.
+  std::string person;
+  for (const auto& [path, size] : Files(uri())) {
+    size_t data = path.find("/data/");
+    if (path.rfind("nodes/", 0) == 0 && data != std::string::npos && !loaded.count(path)) {
+      person = path.substr(0, data);
+    }
+  }
+  ASSERT_FALSE(person.empty());
+  auto data_files = [&] {
+    size_t n = 0;
+    for (const auto& [path, size] : Files(uri())) n += path.rfind(person + "/data/", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  // The load's fragment and one per insert.
+  ASSERT_EQ(data_files(), 5u);
+  Clean(2);  // keeps the versions Gus and Hal published: every fragment stays named
+  EXPECT_EQ(data_files(), 5u);
+  ASSERT_TRUE(db().Optimize().ok());
+  EXPECT_EQ(data_files(), 6u);  // the compacted fragment beside the five it replaced
+  auto before = Files(uri());
+  graph::CleanupReport report = Clean(1);
+  EXPECT_EQ(report.bytes_removed(), BytesGone(before, Files(uri())));
+  EXPECT_EQ(data_files(), 1u);
+  const std::vector<std::string> head_rows = Read("people");
+  auto fresh = Fresh();
+  ASSERT_TRUE(fresh);
+  auto head = fresh->Query(kBranchQueries, "q.gq", "people", "{}");
+  ASSERT_TRUE(head.ok()) << head.status().ToString();
+  EXPECT_EQ(RowsOf(*head), head_rows);
+  EXPECT_EQ(head_rows.size(), 8u);
+}
+
 TEST_F(CleanupTest, OlderThanKeepsYoungVersionsAndBothPoliciesKeepTheUnion) {
   InsertPerson("Eve", 22);
   InsertPerson("Fay", 23);

@@ -186,6 +186,32 @@ TEST(Manifest, TrailerAndInlineTransactionFraming) {
   EXPECT_EQ(back->FileName(), "2-8a14edb3-25a3-4c4a-87c7-29d44068332d.txn");
 }
 
+TEST(Manifest, TheFirstSectionIsRecognizedAsATransactionByItsFirstTag) {
+  Transaction t;
+  t.uuid = "8a14edb3-25a3-4c4a-87c7-29d44068332d";
+  t.operation = AppendOperation{};
+  t.read_version = 0;  // proto3 omits it: the uuid comes first
+  EXPECT_TRUE(IsTransactionSection(*EncodeTransaction(t)));
+  t.read_version = 7;
+  EXPECT_TRUE(IsTransactionSection(*EncodeTransaction(t)));
+  EXPECT_FALSE(IsTransactionSection(std::string("\x0a\x00", 2)));  // an IndexSection
+  EXPECT_FALSE(IsTransactionSection(""));
+
+  std::string bytes = *EncodeManifestFile(SampleManifest(), *EncodeTransaction(t));
+  auto position = ManifestPositionFromTrailer(bytes.substr(bytes.size() - 16), bytes.size(), "m");
+  ASSERT_TRUE(position.ok()) << position.status().ToString();
+  EXPECT_EQ(*position, 4 + EncodeTransaction(t)->size());
+  std::string no_magic = bytes.substr(bytes.size() - 16);
+  no_magic.back() = 'X';
+  EXPECT_EQ(ManifestPositionFromTrailer(no_magic, bytes.size(), "m").status().message(),
+            "m: missing LANC magic at the end of the manifest");
+  std::string far = bytes.substr(bytes.size() - 16);
+  far[7] = '\x01';  // a position of 2^56
+  EXPECT_EQ(ManifestPositionFromTrailer(far, bytes.size(), "m").status().code(), ErrorCode::kCorruptData);
+  EXPECT_EQ(ManifestPositionFromTrailer(bytes.substr(bytes.size() - 16), 19, "m").status().message(),
+            "m: 19 bytes is too short for a manifest");
+}
+
 TEST(Manifest, RefusesUnknownReaderFlags) {
   Manifest m = SampleManifest();
   m.reader_feature_flags |= 64;  // data overlays

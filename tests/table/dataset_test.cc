@@ -210,6 +210,54 @@ TEST_F(TableTest, TransactionUuidAndPropertiesArePersisted) {
   EXPECT_EQ(StageAppend(v1, {People(1, 1)}, bad).status().code(), ErrorCode::kInvalidArgument);
 }
 
+// The collector reads thousands of detached versions through their
+// transactions alone (graph/maintenance/inventory.h).
+TEST_F(TableTest, TheLeadingTransactionIsReadWithoutDecodingTheManifest) {
+  Dataset v1 = CreatePeople(1);
+  StageOptions options;
+  options.transaction_uuid = "2f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f0";
+  options.properties = {{"omnigraph.staged_against_graph_head", "hb1.0.9.y"}};
+  auto d1 = CommitDetached(*StageAppend(v1, {People(1, 1)}, options));
+  ASSERT_TRUE(d1.ok()) << d1.status().ToString();
+  auto txn = Dataset::ReadLeadingTransaction(store_.get(), d1->manifest_path());
+  ASSERT_TRUE(txn.ok()) << txn.status().ToString();
+  ASSERT_TRUE(txn->has_value());
+  EXPECT_EQ((*txn)->uuid, options.transaction_uuid);
+  EXPECT_EQ((*txn)->read_version, 1u);
+  EXPECT_EQ((*txn)->properties, options.properties);
+  const auto& appended = std::get<lance::AppendOperation>((*txn)->operation).fragments;
+  ASSERT_EQ(appended.size(), 1u);
+  EXPECT_EQ(appended[0].files.get()[0].path, d1->manifest().fragments.back().files.get()[0].path);
+
+  // A manifest file that starts with no transaction: none inline, or an
+  // index section first.
+  ASSERT_TRUE(store_->Put("loose/bare.manifest", *lance::EncodeManifestFile(d1->manifest(), "")).ok());
+  auto bare = Dataset::ReadLeadingTransaction(store_.get(), "loose/bare.manifest");
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  EXPECT_FALSE(bare->has_value());
+  lance::Manifest indexed = d1->manifest();
+  indexed.index_section = std::string("\x0a\x00", 2);  // IndexSection{indices: [{}]}
+  ASSERT_TRUE(store_->Put("loose/indexed.manifest", *lance::EncodeManifestFile(indexed, "")).ok());
+  auto index_first = Dataset::ReadLeadingTransaction(store_.get(), "loose/indexed.manifest");
+  ASSERT_TRUE(index_first.ok()) << index_first.status().ToString();
+  EXPECT_FALSE(index_first->has_value());
+
+  // Damage is typed.
+  EXPECT_EQ(Dataset::ReadLeadingTransaction(store_.get(), "loose/missing.manifest").status().code(),
+            ErrorCode::kNotFound);
+  ASSERT_TRUE(store_->Put("loose/short.manifest", "LANC").ok());
+  EXPECT_EQ(Dataset::ReadLeadingTransaction(store_.get(), "loose/short.manifest").status().code(),
+            ErrorCode::kCorruptData);
+  std::string bytes = *lance::EncodeManifestFile(d1->manifest(), *lance::EncodeTransaction(**txn));
+  std::string overlong = bytes;
+  overlong[3] = '\x7f';  // the first section's length now runs past the manifest
+  ASSERT_TRUE(store_->Put("loose/overlong.manifest", overlong).ok());
+  auto past = Dataset::ReadLeadingTransaction(store_.get(), "loose/overlong.manifest");
+  EXPECT_EQ(past.status().code(), ErrorCode::kCorruptData);
+  EXPECT_EQ(past.status().message().find("loose/overlong.manifest: the section at offset 0 claims"), 0u)
+      << past.status().message();
+}
+
 TEST_F(TableTest, DetachedCommitsLeaveHeadAndChain) {
   Dataset v1 = CreatePeople(1);
   auto d1 = CommitDetached(*StageAppend(v1, {People(1, 1)}));

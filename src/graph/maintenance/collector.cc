@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -113,8 +112,9 @@ bool NamedOrSidecarOfNamed(const std::set<std::string>& named, const std::string
 }
 
 // Plans one table: which versions go, in which order, and the orphans.
-void PlanTable(TablePlan& plan, const std::map<std::string, LiveHead>& heads, int64_t now_nanos,
-               ObjectStore& store) {
+// Errors: those of completing a version's file list (inventory.h).
+Status PlanTable(GraphStore& graph, TablePlan& plan, const std::map<std::string, LiveHead>& heads,
+                 int64_t now_nanos) {
   const auto& versions = plan.dir.versions;
   // The published set: named versions plus the unnamed links below them.
   std::set<uint64_t> published;
@@ -138,18 +138,47 @@ void PlanTable(TablePlan& plan, const std::map<std::string, LiveHead>& heads, in
     }
   }
   // Oldest link first: a version goes after the candidate it was staged on.
-  std::map<uint64_t, int> depth;
-  std::function<int(uint64_t)> depth_of = [&](uint64_t v) -> int {
-    if (auto it = depth.find(v); it != depth.end()) return it->second;
-    uint64_t base = versions.at(v).read_version;
-    int d = candidates.count(base) && base != v ? depth_of(base) + 1 : 0;
-    depth[v] = d;
-    return d;
-  };
+  // A chain of one-row writes can be thousands of links long, so depths
+  // are found by walking down to a known depth, not by recursion.
+  std::map<uint64_t, size_t> depth;
   std::vector<uint64_t> order(candidates.begin(), candidates.end());
-  for (uint64_t v : order) depth_of(v);
+  for (uint64_t v : order) {
+    std::vector<uint64_t> walk;
+    std::set<uint64_t> on_walk;  // a corrupt cycle of links ends the walk
+    uint64_t link = v;
+    size_t below = 0;
+    while (true) {
+      if (auto known = depth.find(link); known != depth.end()) {
+        below = known->second + 1;
+        break;
+      }
+      walk.push_back(link);
+      on_walk.insert(link);
+      uint64_t base = versions.at(link).read_version;
+      if (!candidates.count(base) || on_walk.count(base)) {
+        below = 0;
+        break;
+      }
+      link = base;
+    }
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it) depth[*it] = below++;
+  }
   std::stable_sort(order.begin(), order.end(), [&](uint64_t a, uint64_t b) { return depth[a] < depth[b]; });
   plan.published_sweep = std::move(order);  // every candidate, published or not, in deletion order
+
+  // File lists: what a version names is its base's files plus what its
+  // transaction wrote (inventory.h), so only two kinds of version need
+  // their whole manifest read. A surviving version marks every file it
+  // names. A swept version whose base is gone (reclaimed by an earlier run)
+  // may name files only that base's transaction wrote; once it goes,
+  // nothing would name them. Any other swept version's inherited files are
+  // marked (its base survives) or are its swept base's own.
+  for (const auto& [v, facts] : versions) {
+    if (facts.complete) continue;
+    if (!candidates.count(v) || !versions.count(facts.read_version)) {
+      OG_RETURN_IF_ERROR(collector::CompleteTableVersion(graph, &plan.dir, v));
+    }
+  }
 
   // Orphans: files no manifest names, old enough that no writer can be about to.
   std::set<std::string> named_files;
@@ -160,9 +189,10 @@ void PlanTable(TablePlan& plan, const std::map<std::string, LiveHead>& heads, in
   for (const auto& [key, size] : plan.dir.files) {
     if (NamedOrSidecarOfNamed(named_files, key)) continue;
     if (key.find("/_versions/") != std::string::npos) continue;  // manifests are versions, not orphans
-    auto modified = collector::ModifiedAt(store, key);
+    auto modified = collector::ModifiedAt(*graph.store(), key);
     if (modified && *modified < now_nanos - kOrphanGraceSeconds * kNanosPerSecond) plan.orphans.push_back(key);
   }
+  return Status::OK();
 }
 
 // Deletes `key`; a file already gone is success (a resumed run).
@@ -406,7 +436,10 @@ Result<CleanupReport> RunCleanup(GraphStore& graph, const CleanupPolicy& policy)
       continue;
     }
     plan.dir = std::move(*dir);
-    PlanTable(plan, heads, now, store);
+    if (Status planned = PlanTable(graph, plan, heads, now); !planned.ok()) {
+      plan.error = planned.ToString();
+      table_failed = true;
+    }
   }
   // __manifest sweeps: the versions nothing retains.
   for (auto& [ref, p] : tree_plans) {

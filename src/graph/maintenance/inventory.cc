@@ -1,6 +1,8 @@
 #include "graph/maintenance/inventory.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -48,6 +50,50 @@ Result<std::vector<std::string>> FilesOf(const table::Dataset& dataset) {
         JoinPath(JoinPath(dataset.branch_root(), lance::kTransactionsDir), dataset.manifest().transaction_file));
   }
   return files;
+}
+
+// Appends to `files` the store keys of the data and deletion files the
+// fragments `transaction` lists name (those it wrote, and for a Delete,
+// Update or Merge also ones it kept), under the table directory `dir`.
+// false when a fragment names a file through a base path, which only the
+// manifest can resolve.
+bool WrittenFiles(const lance::Transaction& transaction, const std::string& dir, std::vector<std::string>* files) {
+  auto add = [&](const std::vector<lance::Fragment>& fragments) {
+    for (const lance::Fragment& fragment : fragments) {
+      for (const lance::DataFile& file : fragment.files.get()) {
+        if (file.base_id) return false;
+        files->push_back(JoinPath(JoinPath(dir, lance::kDataDir), file.path));
+      }
+      if (fragment.deletion_file) {
+        if (fragment.deletion_file->base_id) return false;
+        files->push_back(
+            JoinPath(JoinPath(dir, lance::kDeletionsDir), fragment.deletion_file->FileName(fragment.id)));
+      }
+    }
+    return true;
+  };
+  return std::visit(
+      [&](const auto& op) {
+        using Op = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<Op, lance::AppendOperation> || std::is_same_v<Op, lance::OverwriteOperation> ||
+                      std::is_same_v<Op, lance::MergeOperation>) {
+          return add(op.fragments);
+        } else if constexpr (std::is_same_v<Op, lance::DeleteOperation>) {
+          return add(op.updated_fragments);
+        } else if constexpr (std::is_same_v<Op, lance::UpdateOperation>) {
+          return add(op.updated_fragments) && add(op.new_fragments);
+        } else if constexpr (std::is_same_v<Op, lance::RewriteOperation>) {
+          for (const lance::RewriteGroup& group : op.groups) {
+            if (!add(group.new_fragments)) return false;
+          }
+          return true;
+        } else if constexpr (std::is_same_v<Op, lance::ProjectOperation>) {
+          return true;
+        } else {
+          return false;  // a clone or restore names what only its manifest resolves
+        }
+      },
+      transaction.operation);
 }
 
 // The versions named in `dir`/_versions, ascending.
@@ -173,27 +219,51 @@ Result<TableDir> ReadTableDir(GraphStore& graph, const std::string& location) {
   ObjectStore& store = *graph.store();
   OG_ASSIGN_OR_RETURN(std::vector<lance::ParsedManifestName> versions, VersionsIn(store, table.dir));
   for (const lance::ParsedManifestName& v : versions) {
-    OG_ASSIGN_OR_RETURN(table::Dataset dataset,
-                        table::Dataset::Open(graph.store(), table.dir, table::VersionRef::Version(v.version)));
     TableVersionFacts facts;
     facts.version = v.version;
-    facts.detached = dataset.is_detached();
-    facts.manifest_key = dataset.manifest_path();
-    OG_ASSIGN_OR_RETURN(facts.files, FilesOf(dataset));
-    auto txn = dataset.ReadTransaction();
-    if (txn.ok()) {
-      facts.read_version = txn->read_version;
-      facts.properties = txn->properties;
-      if (auto side = facts.properties.find(std::string(kDeletedIdsPath)); side != facts.properties.end()) {
-        facts.files.push_back(graph.Key(side->second));
+    facts.detached = v.naming == lance::ManifestNaming::kDetached;
+    facts.manifest_key = table::Dataset::ManifestKey(table.dir, std::nullopt, v.version);
+    if (facts.detached) {
+      OG_ASSIGN_OR_RETURN(std::optional<lance::Transaction> txn,
+                          table::Dataset::ReadLeadingTransaction(&store, facts.manifest_key));
+      if (txn && WrittenFiles(*txn, table.dir, &facts.files)) {
+        facts.read_version = txn->read_version;
+        facts.properties = std::move(txn->properties);
+        if (auto side = facts.properties.find(std::string(kDeletedIdsPath)); side != facts.properties.end()) {
+          facts.files.push_back(graph.Key(side->second));
+        }
+        table.versions.emplace(v.version, std::move(facts));
+        continue;
       }
-    } else if (txn.status().code() != ErrorCode::kNotFound) {
-      return txn.status();
+      facts.files.clear();
     }
     table.versions.emplace(v.version, std::move(facts));
+    OG_RETURN_IF_ERROR(CompleteTableVersion(graph, &table, v.version));
   }
   OG_RETURN_IF_ERROR(ListFiles(store, table.dir, {"_deleted_ids"}, &table.files));
   return table;
+}
+
+Status CompleteTableVersion(GraphStore& graph, TableDir* table, uint64_t version) {
+  TableVersionFacts& facts = table->versions.at(version);
+  if (facts.complete) return Status::OK();
+  OG_ASSIGN_OR_RETURN(table::Dataset dataset,
+                      table::Dataset::Open(graph.store(), table->dir, table::VersionRef::Version(version)));
+  facts.detached = dataset.is_detached();
+  facts.manifest_key = dataset.manifest_path();
+  OG_ASSIGN_OR_RETURN(facts.files, FilesOf(dataset));
+  auto txn = dataset.ReadTransaction();
+  if (txn.ok()) {
+    facts.read_version = txn->read_version;
+    facts.properties = txn->properties;
+    if (auto side = facts.properties.find(std::string(kDeletedIdsPath)); side != facts.properties.end()) {
+      facts.files.push_back(graph.Key(side->second));
+    }
+  } else if (txn.status().code() != ErrorCode::kNotFound) {
+    return txn.status();
+  }
+  facts.complete = true;
+  return Status::OK();
 }
 
 std::optional<int64_t> ModifiedAt(ObjectStore& store, const std::string& key) {

@@ -59,7 +59,14 @@ struct TableVersionFacts {
   std::string manifest_key;
   uint64_t read_version = 0;
   std::map<std::string, std::string> properties;  // of its transaction
-  std::vector<std::string> files;                  // data, deletion, transaction, deleted-id files
+  // complete: every data, deletion, transaction and deleted-id file the
+  // manifest names. Otherwise the files its transaction wrote (and any it
+  // lists), read from the transaction alone: a detached version's manifest
+  // repeats every fragment of the table, so reading all of a long chain's
+  // manifests is quadratic, while its transactions are not. Everything
+  // else the version names, its base version (read_version) names too.
+  std::vector<std::string> files;
+  bool complete = false;
 };
 
 // One table dataset directory.
@@ -74,9 +81,17 @@ struct TableDir {
 // Errors: IoError.
 Result<std::vector<std::string>> ListTableLocations(GraphStore& graph);
 
-// Reads every manifest of the table at `location`. Errors: storage errors,
-// CorruptData for a manifest that cannot be decoded.
+// Reads every version of the table at `location`: linear versions whole,
+// detached ones from the transaction their manifest starts with (whole
+// when it does not start with one, or when it names files through a base
+// path). Errors: storage errors, CorruptData for a manifest or transaction
+// that cannot be decoded.
 Result<TableDir> ReadTableDir(GraphStore& graph, const std::string& location);
+
+// Makes `version` of `table` complete (files = every file its manifest
+// names). REQUIRES: `version` is in table->versions. Errors: those of
+// opening the version.
+Status CompleteTableVersion(GraphStore& graph, TableDir* table, uint64_t version);
 
 // Modification time (Unix nanoseconds) of `key`, or nullopt when the store
 // cannot tell (then a file no manifest names is never judged old).
