@@ -103,7 +103,9 @@ std::map<bool, std::set<std::string>> Formats(const std::string& graph, const st
     for (const lance::Manifest& m : manifests) {
       const Field* f = m.schema.FindField(field);
       const bool has = f != nullptr;
-      if (has) EXPECT_EQ(IsBlobV2Field(*f), blob) << dir;
+      if (has) {
+        EXPECT_EQ(IsBlobV2Field(*f), blob) << dir;
+      }
       formats[has].insert("manifest " + m.data_format_version);
       for (const lance::Fragment& fragment : m.fragments) {
         for (const lance::DataFile& file : fragment.files) {

@@ -90,6 +90,10 @@ GraphWrite WriteOf(Write write) {
               false};
     case Write::kTag:
     case Write::kBranch:
+    case Write::kBranchCreate:
+    case Write::kBranchDelete:
+    case Write::kFastForwardMerge:
+    case Write::kThreeWayMerge:
     case Write::kPropose:
     case Write::kPublish:
     case Write::kDrop:
