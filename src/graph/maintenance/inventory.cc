@@ -96,6 +96,13 @@ bool WrittenFiles(const lance::Transaction& transaction, const std::string& dir,
       transaction.operation);
 }
 
+// The deleted-ids side file a version's transaction names, if any.
+void AddDeletedIdsFile(GraphStore& graph, TableVersionFacts* facts) {
+  if (auto side = facts->properties.find(std::string(kDeletedIdsPath)); side != facts->properties.end()) {
+    facts->files.push_back(graph.Key(side->second));
+  }
+}
+
 // The versions named in `dir`/_versions, ascending.
 Result<std::vector<lance::ParsedManifestName>> VersionsIn(ObjectStore& store, const std::string& dir) {
   OG_ASSIGN_OR_RETURN(std::vector<std::string> names, store.ListNames(JoinPath(dir, lance::kVersionsDir)));
@@ -226,12 +233,12 @@ Result<TableDir> ReadTableDir(GraphStore& graph, const std::string& location) {
     if (facts.detached) {
       OG_ASSIGN_OR_RETURN(std::optional<lance::Transaction> txn,
                           table::Dataset::ReadLeadingTransaction(&store, facts.manifest_key));
+      // A detached version (only this build writes them) keeps its
+      // transaction inline alone: there is no `_transactions/` file to add.
       if (txn && WrittenFiles(*txn, table.dir, &facts.files)) {
         facts.read_version = txn->read_version;
         facts.properties = std::move(txn->properties);
-        if (auto side = facts.properties.find(std::string(kDeletedIdsPath)); side != facts.properties.end()) {
-          facts.files.push_back(graph.Key(side->second));
-        }
+        AddDeletedIdsFile(graph, &facts);
         table.versions.emplace(v.version, std::move(facts));
         continue;
       }
@@ -256,9 +263,7 @@ Status CompleteTableVersion(GraphStore& graph, TableDir* table, uint64_t version
   if (txn.ok()) {
     facts.read_version = txn->read_version;
     facts.properties = txn->properties;
-    if (auto side = facts.properties.find(std::string(kDeletedIdsPath)); side != facts.properties.end()) {
-      facts.files.push_back(graph.Key(side->second));
-    }
+    AddDeletedIdsFile(graph, &facts);
   } else if (txn.status().code() != ErrorCode::kNotFound) {
     return txn.status();
   }
