@@ -8,16 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cluster/state.h"
+#include "cluster/strict_json.h"
 #include "util/ulid.h"
 
 namespace omnigraph::cluster {
 namespace {
 
 using Json = nlohmann::json;
-
-Status InvalidLock(std::string_view what) {
-  return WithClusterCode(InvalidArgument(fmt::format("invalid cluster state lock: {}", what)), "invalid_state_lock");
-}
 
 Status LockIoError(std::string_view what, const std::string& key, const Status& cause) {
   return WithClusterCode(IoError(fmt::format("could not {} {}: {}", what, key, cause.message())), "state_lock_error");
@@ -55,35 +52,27 @@ std::optional<int64_t> ParseRfc3339(std::string_view text) {
 }
 
 Result<LockRecord> ParseLock(std::string_view bytes) {
-  Json root = Json::parse(bytes.begin(), bytes.end(), nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) return InvalidLock("not a JSON object");
-  for (const auto& [key, value] : root.items()) {
-    if (key != "version" && key != "lock_id" && key != "operation" && key != "created_at" && key != "pid") {
-      return InvalidLock(fmt::format("unknown field `{}`", key));
-    }
-  }
-  for (std::string_view key : {"version", "lock_id", "operation", "created_at", "pid"}) {
-    if (!root.contains(std::string(key))) return InvalidLock(fmt::format("missing field `{}`", key));
-  }
-  if (!root["version"].is_number_unsigned()) return InvalidLock("`version` is not an unsigned integer");
-  if (root["version"].get<uint64_t>() != 1) {
-    return WithClusterCode(InvalidArgument(fmt::format("unsupported cluster state lock version {}; this build supports version 1",
-                                             root["version"].get<uint64_t>())),
-                 "unsupported_state_lock_version");
+  const StrictJson strict("invalid_state_lock", "invalid cluster state lock");
+  OG_ASSIGN_OR_RETURN(StrictJson::Json root, strict.ParseObject(bytes));
+  OG_RETURN_IF_ERROR(strict.OnlyKeys(root, "$", {"version", "lock_id", "operation", "created_at", "pid"}));
+  OG_RETURN_IF_ERROR(strict.RequireKeys(root, "$", {"version", "lock_id", "operation", "created_at", "pid"}));
+  OG_ASSIGN_OR_RETURN(uint64_t version, strict.RequiredUnsigned(root, "$", "version"));
+  if (version != 1) {
+    return WithClusterCode(
+        InvalidArgument(
+            fmt::format("unsupported cluster state lock version {}; this build supports version 1", version)),
+        "unsupported_state_lock_version");
   }
   LockRecord lock;
-  for (auto [key, slot] : {std::pair{"lock_id", &lock.lock_id}, std::pair{"operation", &lock.operation},
-                           std::pair{"created_at", &lock.created_at}}) {
-    if (!root[key].is_string()) return InvalidLock(fmt::format("`{}` is not a string", key));
-    *slot = root[key].get<std::string>();
-  }
+  OG_ASSIGN_OR_RETURN(lock.lock_id, strict.RequiredString(root, "$", "lock_id"));
+  OG_ASSIGN_OR_RETURN(lock.operation, strict.RequiredString(root, "$", "operation"));
+  OG_ASSIGN_OR_RETURN(lock.created_at, strict.RequiredString(root, "$", "created_at"));
   if (std::find(std::begin(kOperations), std::end(kOperations), lock.operation) == std::end(kOperations)) {
-    return InvalidLock(fmt::format("unknown operation `{}`", lock.operation));
+    return strict.Invalid("operation", fmt::format("unknown operation `{}`", lock.operation));
   }
-  if (!root["pid"].is_number_unsigned() || root["pid"].get<uint64_t>() > UINT32_MAX) {
-    return InvalidLock("`pid` is not a 32-bit unsigned integer");
-  }
-  lock.pid = static_cast<uint32_t>(root["pid"].get<uint64_t>());
+  OG_ASSIGN_OR_RETURN(uint64_t pid, strict.RequiredUnsigned(root, "$", "pid"));
+  if (pid > UINT32_MAX) return strict.Invalid("pid", "expected a 32-bit unsigned integer");
+  lock.pid = static_cast<uint32_t>(pid);
   return lock;
 }
 

@@ -200,7 +200,7 @@ TEST(ClusterStateLock, ADamagedLockIsTypedAndKept) {
       R"({"version":1,"lock_id":"a","operation":"apply","created_at":"x","pid":1,"host":"h"})";
   ASSERT_TRUE(store->Put("r/__cluster/lock.json", extra).ok());
   EXPECT_EQ(CodeOf(cluster::ReadLock(*store, "r").status()), "invalid_state_lock");
-  EXPECT_EQ(cluster::ReadLock(*store, "r").status().message(), "invalid cluster state lock: unknown field `host`");
+  EXPECT_EQ(cluster::ReadLock(*store, "r").status().message(), "invalid cluster state lock: $: unknown field `host`");
   EXPECT_EQ(CodeOf(cluster::ForceUnlock(*store, "r", "a")), "invalid_state_lock");
   EXPECT_TRUE(store->Get("r/__cluster/lock.json").ok());
   ASSERT_TRUE(store->Put("r/__cluster/lock.json",
@@ -210,7 +210,7 @@ TEST(ClusterStateLock, ADamagedLockIsTypedAndKept) {
   ASSERT_TRUE(store->Put("r/__cluster/lock.json",
                          R"({"version":1,"lock_id":"a","operation":"serve","created_at":"x","pid":1})")
                   .ok());
-  EXPECT_EQ(cluster::ReadLock(*store, "r").status().message(), "invalid cluster state lock: unknown operation `serve`");
+  EXPECT_EQ(cluster::ReadLock(*store, "r").status().message(), "invalid cluster state lock: operation: unknown operation `serve`");
   // A lock held elsewhere still refuses a new one, whatever its bytes.
   EXPECT_EQ(CodeOf(cluster::AcquireLock(*store, "r", "plan", 0, 1).status()), "state_lock_held");
 }
