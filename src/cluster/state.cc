@@ -34,6 +34,10 @@ Status DecodeMap(const Json& object, std::string_view path, std::string_view key
   return Status::OK();
 }
 
+Status StateReadError(const std::string& key, const Status& cause) {
+  return WithClusterCode(IoError(fmt::format("could not read {}: {}", key, cause.message())), "state_read_error");
+}
+
 // A list of strings member (absent = nullopt).
 Result<std::optional<std::vector<std::string>>> OptionalStrings(const Json& object, const std::string& path,
                                                                std::string_view key) {
@@ -51,7 +55,8 @@ Result<std::optional<std::vector<std::string>>> OptionalStrings(const Json& obje
 
 Result<StateResource> DecodeResource(const Json& value, const std::string& path) {
   OG_RETURN_IF_ERROR(kStrict.OnlyKeys(value, path,
-                              {"digest", "applies_to", "embedding_provider", "embedding_profile", "external_blob_policy"}));
+                                      {"digest", "applies_to", "embedding_provider", "embedding_profile",
+                                       "external_blob_policy"}));
   StateResource resource;
   OG_ASSIGN_OR_RETURN(resource.digest, kStrict.RequiredString(value, path, "digest"));
   OG_ASSIGN_OR_RETURN(resource.applies_to, OptionalStrings(value, path, "applies_to"));
@@ -110,7 +115,9 @@ Result<Observation> DecodeObservation(const Json& value, const std::string& path
     OG_ASSIGN_OR_RETURN(observation.actor, kStrict.OptionalString(value, path, "actor"));
     return observation;
   }
-  if (observation.kind != "graph") return kStrict.Invalid(path + ".kind", fmt::format("unknown kind `{}`", observation.kind));
+  if (observation.kind != "graph") {
+    return kStrict.Invalid(path + ".kind", fmt::format("unknown kind `{}`", observation.kind));
+  }
   OG_RETURN_IF_ERROR(kStrict.OnlyKeys(value, path,
                               {"kind", "address", "graph_uri", "observed_at", "exists", "graph_manifest_version",
                                "manifest_version", "schema_digest", "desired_schema_digest", "schema_matches_desired",
@@ -197,7 +204,8 @@ std::string SerializeState(const ClusterState& state) {
     if (resource.external_blob_policy) r["external_blob_policy"] = OrderedJson::parse(*resource.external_blob_policy);
     resources[address] = std::move(r);
   }
-  root["applied_revision"] = {{"config_digest", NullableJson(state.config_digest)}, {"resources", std::move(resources)}};
+  root["applied_revision"] = {{"config_digest", NullableJson(state.config_digest)},
+                              {"resources", std::move(resources)}};
   OrderedJson statuses = OrderedJson::object();
   for (const auto& [address, status] : state.resource_statuses) {
     OrderedJson s;
@@ -254,7 +262,7 @@ Result<StateRead> ReadState(ObjectStore& store, const std::string& root) {
   auto bytes = store.Get(key);
   if (!bytes.ok()) {
     if (bytes.status().code() == ErrorCode::kNotFound) return StateRead{};
-    return WithClusterCode(IoError(fmt::format("could not read {}: {}", key, bytes.status().message())), "state_read_error");
+    return StateReadError(key, bytes.status());
   }
   OG_ASSIGN_OR_RETURN(ClusterState state, ParseState((*bytes)->view()));
   return StateRead{std::move(state), StateCas((*bytes)->view())};
@@ -272,7 +280,7 @@ Result<std::string> WriteState(ObjectStore& store, const std::string& root, cons
   if (bytes.ok()) {
     current = StateCas((*bytes)->view());
   } else if (bytes.status().code() != ErrorCode::kNotFound) {
-    return WithClusterCode(IoError(fmt::format("could not read {}: {}", key, bytes.status().message())), "state_read_error");
+    return StateReadError(key, bytes.status());
   }
   if (current != expected_cas) return mismatch;
   const std::string out = SerializeState(state);

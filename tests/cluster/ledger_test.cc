@@ -210,7 +210,8 @@ TEST(ClusterStateLock, ADamagedLockIsTypedAndKept) {
   ASSERT_TRUE(store->Put("r/__cluster/lock.json",
                          R"({"version":1,"lock_id":"a","operation":"serve","created_at":"x","pid":1})")
                   .ok());
-  EXPECT_EQ(cluster::ReadLock(*store, "r").status().message(), "invalid cluster state lock: operation: unknown operation `serve`");
+  EXPECT_EQ(cluster::ReadLock(*store, "r").status().message(),
+            "invalid cluster state lock: operation: unknown operation `serve`");
   // A lock held elsewhere still refuses a new one, whatever its bytes.
   EXPECT_EQ(CodeOf(cluster::AcquireLock(*store, "r", "plan", 0, 1).status()), "state_lock_held");
 }
