@@ -89,7 +89,7 @@ struct Bundle {
 // is checked first, anywhere in the file:
 //   YAML syntax errors; "<what> must be a mapping|a list|a string";
 //   "unknown field '<k>' in <what>, expected one of …";
-//   "duplicate key '<k>' in <what>"; "<what> must have a '<k>' field";
+//   "duplicate key '<k>' in <what>"; "<what> is missing the '<k>' field";
 //   "unknown policy action '<a>', expected one of …";
 //   "<key> must be one of any, protected, unprotected, got '<s>'".
 // Then the rules of §2.2, first failure wins, in this order:

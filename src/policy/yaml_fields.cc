@@ -86,7 +86,9 @@ Result<std::vector<YamlField>> YamlFields::Fields(const YAML::Node& node, std::s
     fields.push_back(YamlField{entry.first, entry.second});
   }
   for (std::string_view name : required) {
-    if (FindField(fields, name) == nullptr) return ErrorAt(node, fmt::format("{} must have a '{}' field", what, name));
+    if (FindField(fields, name) == nullptr) {
+      return ErrorAt(node, fmt::format("{} is missing the '{}' field", what, name));
+    }
   }
   return fields;
 }

@@ -51,7 +51,7 @@ class YamlFields {
   // order. Errors: "<what> must be a mapping" when it is not; "unknown
   // field '<k>' in <what>, expected one of <allowed>" for a key outside
   // `allowed` (an empty `allowed` accepts any key); "duplicate key '<k>'
-  // in <what>" for a key given twice; "<what> must have a '<k>' field"
+  // in <what>" for a key given twice; "<what> is missing the '<k>' field"
   // (at the mapping) for a missing key of `required`; "keys of <what>
   // must be plain strings" for a key that is a list or a mapping.
   Result<std::vector<YamlField>> Fields(const YAML::Node& node, std::string_view what,
