@@ -11,7 +11,7 @@ PACKAGES=(
   libroaring-dev libzstd-dev liblz4-dev
   nlohmann-json3-dev libsimdjson-dev libfmt-dev
   libflatbuffers-dev flatbuffers-compiler libxxhash-dev
-  libre2-dev libcli11-dev libstemmer-dev libyaml-cpp-dev jq
+  libre2-dev libcli11-dev libstemmer-dev libyaml-cpp-dev libssl-dev jq
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
