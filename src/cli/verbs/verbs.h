@@ -30,7 +30,7 @@ inline constexpr std::string_view kVersion = "0.1.0";
 
 // Registers the verb named `verb` on `app` when it is one of the verbs
 // below, otherwise every verb, in the order of `--help`. Building CLI11's
-// option tree of all seventeen verbs costs about as many instructions as a
+// option tree of all the verbs costs about as many instructions as a
 // small cold query itself, so a command line that names its verb builds
 // only that verb's (the program's own `--help`, a typo and no verb at all
 // still see every verb). `verb` is the command word after the deprecated
@@ -55,6 +55,7 @@ void RegisterOptimize(CLI::App& app, Context& context);  // optimize: compact ma
 void RegisterRepair(CLI::App& app, Context& context);    // repair: report foreign drift
 void RegisterCleanup(CLI::App& app, Context& context);   // cleanup: reclaim unneeded versions
 void RegisterPolicy(CLI::App& app, Context& context);    // policy validate / test / explain
+void RegisterCluster(CLI::App& app, Context& context);   // cluster validate (more cluster verbs to come)
 void RegisterVersion(CLI::App& app, Context& context);   // version
 
 }  // namespace omnigraph::cli
