@@ -1,6 +1,5 @@
 #include "cluster/digest.h"
 
-
 #include <nlohmann/json.hpp>
 
 namespace omnigraph::cluster {
