@@ -18,8 +18,12 @@ struct Section2Row {
 
 // architecture.md §2's table, bottom first: each folder and its "may use"
 // column as written there (std, fmt, protobuf and CRoaring are libraries,
-// not layers), plus structure.md §2's amendment: compiler may use columnar,
-// whose Schema and value types the catalog shares with storage.
+// not layers), plus two amendments: compiler may use columnar, whose Schema
+// and value types the catalog shares with storage (structure.md §2); and the
+// cluster control plane (spec/cluster.md), which the table predates, sits
+// beside api: it reads config dirs and ledgers through io and type-checks
+// stored queries with the compiler, and both front ends (the `cluster`
+// verbs and the server's boot) use it.
 const std::vector<Section2Row>& Section2() {
   static const auto* rows = new std::vector<Section2Row>{
       {"util", {}},
@@ -33,8 +37,9 @@ const std::vector<Section2Row>& Section2() {
       {"exec", {"graph", "index"}},
       {"policy", {"util"}},
       {"api", {"exec", "policy"}},
-      {"cli", {"api"}},
-      {"server", {"api"}},
+      {"cluster", {"io", "compiler"}},
+      {"cli", {"api", "cluster"}},
+      {"server", {"api", "cluster"}},
   };
   return *rows;
 }
