@@ -23,11 +23,25 @@ class ShapeReader {
     auto root = fields_.Load(text);
     if (!root.ok()) return root.status();
     if (root->IsNull()) return fields_.ErrorAt(SourcePosition{1, 1}, "policy bundle is empty; expected a mapping");
-    auto top = fields_.Fields(*root, "policy bundle", {"version", "groups", "protected_branches", "rules"}, {"version"});
+    auto top = fields_.Fields(*root, "policy bundle", {"version", "kind", "groups", "protected_branches", "rules"},
+                            {"version"});
     if (!top.ok()) return top.status();
     // The version is checked first among the §2.2 rules but its shape
     // (scalar) with them: any value other than a plain 1 is the same error.
     version_ = *FindField(*top, "version");
+    if (const YamlField* kind = FindField(*top, "kind")) {
+      auto name = fields_.Scalar(*kind, "the bundle kind");
+      if (!name.ok()) return name.status();
+      bundle_.kind_position = YamlFields::PositionOf(kind->value);
+      if (*name == "server") {
+        bundle_.kind = BundleKind::kServer;
+      } else if (*name == "graph") {
+        bundle_.kind = BundleKind::kGraph;
+      } else {
+        return fields_.ErrorAt(bundle_.kind_position,
+                               fmt::format("unknown bundle kind '{}', expected 'server' or 'graph'", *name));
+      }
+    }
     if (const YamlField* groups = FindField(*top, "groups")) {
       if (Status st = ReadGroups(*groups); !st.ok()) return st;
     }
@@ -280,6 +294,12 @@ Result<Bundle> LoadBundle(const std::string& path) {
 
 Status CheckBinding(const Bundle& bundle, Binding binding) {
   YamlFields fields(bundle.file);
+  if (bundle.kind && (*bundle.kind == BundleKind::kServer) != (binding == Binding::kCluster)) {
+    return fields.ErrorAt(bundle.kind_position,
+                          fmt::format("`kind: {}` does not match a {}-bound bundle",
+                                      *bundle.kind == BundleKind::kServer ? "server" : "graph",
+                                      binding == Binding::kCluster ? "cluster" : "graph"));
+  }
   for (const Rule& rule : bundle.rules) {
     for (const RuleAction& entry : rule.actions) {
       const bool server_scoped = ResourceKindOf(entry.action) == ResourceKind::kServer;
@@ -299,6 +319,11 @@ Status CheckBinding(const Bundle& bundle, Binding binding) {
 }
 
 Result<Binding> InferBinding(const Bundle& bundle) {
+  if (bundle.kind) {
+    const Binding declared = *bundle.kind == BundleKind::kServer ? Binding::kCluster : Binding::kGraph;
+    if (Status st = CheckBinding(bundle, declared); !st.ok()) return st;
+    return declared;
+  }
   if (!bundle.rules.empty() && CheckBinding(bundle, Binding::kCluster).ok()) return Binding::kCluster;
   if (Status st = CheckBinding(bundle, Binding::kGraph); !st.ok()) return st;
   return Binding::kGraph;

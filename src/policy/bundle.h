@@ -65,8 +65,15 @@ struct Rule {
   bool Grants(Action action) const;
 };
 
+// The optional top-level `kind:` of a bundle (spec/cluster.md §8 Q9: the
+// corpus cookbook writes `kind: server`; this project accepts
+// `server | graph`, which must agree with the bundle's binding).
+enum class BundleKind { kServer, kGraph };
+
 struct Bundle {
   std::string file;  // as given to ParseBundle; errors name it
+  std::optional<BundleKind> kind;
+  SourcePosition kind_position;
   // Sorted by name (the order validation reports them in).
   std::vector<Group> groups;
   std::vector<ProtectedBranch> protected_branches;
@@ -133,7 +140,8 @@ Status CheckBinding(const Bundle& bundle, Binding binding);
 
 // The binding a bundle fits when nothing says what it is bound to (the
 // `policy` verbs given a file): kCluster when every rule grants only
-// graph_list (and there is at least one rule), else kGraph. Errors: a
+// graph_list (and there is at least one rule), else kGraph; a bundle with a
+// `kind:` is bound as it says. Errors: a
 // bundle with both kinds of rule fits neither, reported as CheckBinding
 // does for kGraph.
 Result<Binding> InferBinding(const Bundle& bundle);

@@ -162,6 +162,29 @@ TEST(PolicyBundleTest, OptionalSectionsMayBeOmitted) {
   EXPECT_EQ(BundleError("version: 1\ngroups: {}\nprotected_branches: []\nrules: []\n"), "OK");
 }
 
+// cluster.md §8 Q9: an optional `kind: server | graph` that must agree with
+// the binding (the corpus cookbook's server bundle writes `kind: server`).
+TEST(PolicyBundleTest, AnOptionalKindMustAgreeWithTheBinding) {
+  const std::string server =
+      "version: 1\nkind: server\ngroups:\n  admins: [a]\nrules:\n  - id: list\n    allow:\n"
+      "      actors: { group: admins }\n      actions: [graph_list]\n";
+  auto bundle = ParseBundle(server, "p.yaml");
+  ASSERT_TRUE(bundle.ok()) << bundle.status().ToString();
+  EXPECT_EQ(bundle->kind, BundleKind::kServer);
+  EXPECT_TRUE(CheckBinding(*bundle, Binding::kCluster).ok());
+  EXPECT_EQ(CheckBinding(*bundle, Binding::kGraph).message(),
+            "p.yaml:2:7: `kind: server` does not match a graph-bound bundle");
+  EXPECT_EQ(*InferBinding(*bundle), Binding::kCluster);
+  std::string graph = server;
+  graph.replace(graph.find("kind: server"), 12, "kind: graph");
+  auto declared_graph = ParseBundle(graph, "p.yaml");
+  ASSERT_TRUE(declared_graph.ok());
+  EXPECT_EQ(CheckBinding(*declared_graph, Binding::kCluster).message(),
+            "p.yaml:2:7: `kind: graph` does not match a cluster-bound bundle");
+  EXPECT_EQ(BundleError("version: 1\nkind: tenant\n"),
+            "p.yaml:2:7: unknown bundle kind 'tenant', expected 'server' or 'graph'");
+}
+
 TEST(PolicyBundleTest, ErrorsCarryFileLineAndColumnDetails) {
   auto bundle = ParseBundle("version: 2\n", "dir/p.yaml");
   ASSERT_FALSE(bundle.ok());
@@ -175,8 +198,8 @@ TEST(PolicyBundleTest, ErrorsCarryFileLineAndColumnDetails) {
 // ---- the shape: strict keys, types, YAML itself ----
 
 TEST(PolicyBundleTest, UnknownKeysAreRejectedEverywhere) {
-  EXPECT_EQ(BundleError("version: 1\nkind: graph\n"),
-            "p.yaml:2:1: unknown field 'kind' in policy bundle, expected one of 'version', 'groups', "
+  EXPECT_EQ(BundleError("version: 1\ntenant: acme\n"),
+            "p.yaml:2:1: unknown field 'tenant' in policy bundle, expected one of 'version', 'kind', 'groups', "
             "'protected_branches', 'rules'");
   EXPECT_EQ(BundleError("version: 1\ngroups: {g: [a]}\nrules:\n  - id: r\n    deny: {}\n"),
             "p.yaml:5:5: unknown field 'deny' in a rule, expected one of 'id', 'allow'");
@@ -335,7 +358,7 @@ TEST(PolicyBundleTest, GraphListRules) {
 TEST(PolicyBundleTest, ShapeErrorsComeBeforeRuleErrorsAndVersionFirstAmongRules) {
   // An unknown key late in the file wins over a bad version at the top.
   EXPECT_EQ(BundleError("version: 2\ngroups:\n  g: []\nextra: 1\n"),
-            "p.yaml:4:1: unknown field 'extra' in policy bundle, expected one of 'version', 'groups', "
+            "p.yaml:4:1: unknown field 'extra' in policy bundle, expected one of 'version', 'kind', 'groups', "
             "'protected_branches', 'rules'");
   EXPECT_EQ(BundleError("version: 2\ngroups:\n  g: []\n"), "p.yaml:1:10: policy version must be 1");
   // Groups before protected branches before rules.

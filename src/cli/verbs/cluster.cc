@@ -10,6 +10,7 @@
 
 #include "cli/verbs/verbs.h"
 #include "cluster/desired.h"
+#include "policy/bundle.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -57,6 +58,18 @@ OrderedJson ValidateJson(const cluster::LoadOutcome& outcome, const cluster::Dia
                      {"diagnostics", DiagnosticsJson(diagnostics)}};
 }
 
+// The policy compiler as cluster.md §1.6 runs it on every bound bundle:
+// strict parse (server.md §2.2), then the kind alignment of its binding.
+std::optional<std::string> CheckPolicyBundle(std::string_view source, cluster::PolicyBundleKind kind,
+                                             std::string_view /*graph_id*/) {
+  auto bundle = policy::ParseBundle(source, "policy bundle");
+  if (!bundle.ok()) return bundle.status().message();
+  Status bound = policy::CheckBinding(
+      *bundle, kind == cluster::PolicyBundleKind::kServer ? policy::Binding::kCluster : policy::Binding::kGraph);
+  if (!bound.ok()) return bound.message();
+  return std::nullopt;
+}
+
 // §4.1: loads the config dir (no storage I/O) and reports it; exit 1 iff
 // some diagnostic is an error (the output is printed either way).
 int RunValidate(Context& context, const ClusterOptions& options) {
@@ -64,7 +77,9 @@ int RunValidate(Context& context, const ClusterOptions& options) {
   VerbFlags accepts;
   accepts.store = false;
   if (Status st = PrepareVerb(&flags, "cluster validate", accepts); !st.ok()) return context.Fail(st);
-  const cluster::LoadOutcome outcome = cluster::LoadDesiredCluster(options.config);
+  cluster::LoadOptions load;
+  load.check_policy_bundle = CheckPolicyBundle;
+  const cluster::LoadOutcome outcome = cluster::LoadDesiredCluster(options.config, load);
   cluster::Diagnostics diagnostics = outcome.diagnostics;
   if (outcome.desired && outcome.ok()) {
     const cluster::Diagnostics warnings = cluster::ValidateOnlyWarnings(*outcome.desired);
