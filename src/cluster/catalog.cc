@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "cluster/state.h"
+#include "compiler/source.h"
 #include "util/sha256.h"
-#include "util/utf8.h"
 
 namespace omnigraph::cluster {
 
@@ -31,7 +31,7 @@ Status StorePayload(ObjectStore& store, const std::string& key, std::string_view
                            digest)),
         "resource_content_changed");
   }
-  if (!utf8::IsValid(source)) {
+  if (compiler::FirstInvalidUtf8(source) != std::string_view::npos) {
     return WithClusterCode(InvalidArgument(fmt::format("the source of {} is not UTF-8", key)),
                            "resource_payload_write_error");
   }

@@ -38,20 +38,6 @@ char32_t Next(std::string_view text, size_t* i) {
   return cp;
 }
 
-bool IsValid(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const size_t start = i;
-    const char32_t cp = Next(text, &i);
-    const size_t length = i - start;
-    // Next decodes an invalid sequence as U+FFFD one byte long; the
-    // character itself is three bytes.
-    const size_t shortest = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    if (length != shortest || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return false;
-  }
-  return true;
-}
-
 void Append(char32_t cp, std::string* out) {
   if (cp < 0x80) {
     out->push_back(static_cast<char>(cp));

@@ -22,10 +22,6 @@ inline constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
 // Precondition: *i < text.size().
 char32_t Next(std::string_view text, size_t* i);
 
-// Whether `text` is well-formed UTF-8: no invalid or truncated sequence,
-// overlong form, surrogate or code point past U+10FFFF.
-bool IsValid(std::string_view text);
-
 // Appends the UTF-8 encoding of `cp` (a valid scalar value) to `out`.
 void Append(char32_t cp, std::string* out);
 

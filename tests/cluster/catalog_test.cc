@@ -7,7 +7,6 @@
 #include "io/local_store.h"
 #include "support/temp_dir.h"
 #include "util/sha256.h"
-#include "util/utf8.h"
 
 namespace omnigraph::testing {
 namespace catalog_test {
@@ -46,17 +45,6 @@ TEST(ClusterCatalog, PayloadsLiveAtTheirDigestAndAreNeverRewritten) {
 TEST(ClusterCatalog, Sha256MatchesTheStandardVectors) {
   EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-}
-
-TEST(ClusterCatalog, Utf8ValidityRefusesEveryIllFormedSequence) {
-  EXPECT_TRUE(utf8::IsValid(""));
-  EXPECT_TRUE(utf8::IsValid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbd"));  // é € 😀 U+FFFD
-  EXPECT_FALSE(utf8::IsValid("caf\xe9"));              // Latin-1
-  EXPECT_FALSE(utf8::IsValid("\xc3"));                 // truncated
-  EXPECT_FALSE(utf8::IsValid("\xc0\xaf"));             // overlong '/'
-  EXPECT_FALSE(utf8::IsValid("\xed\xa0\x80"));         // surrogate U+D800
-  EXPECT_FALSE(utf8::IsValid("\xf4\x90\x80\x80"));     // past U+10FFFF
-  EXPECT_FALSE(utf8::IsValid("\x80"));                 // a continuation byte alone
 }
 
 }  // namespace catalog_test
