@@ -126,6 +126,30 @@ std::string RowJson(const QueryResult& result, int64_t row) {
   return out + "}";
 }
 
+std::string ReadOutputJson(const QueryResult& result, bool with_graph_commit_id) {
+  const int64_t rows = result.row_count();
+  const size_t columns = result.columns.size();
+  std::string out = "{\"query_name\":";
+  AppendJsonString(&out, result.query_name);
+  out += ",\"target\":" + TargetJson(result) + fmt::format(",\"row_count\":{}", rows);
+  if (columns > 0) {
+    out += ",\"columns\":[";
+    for (size_t c = 0; c < columns; ++c) {
+      if (c) out += ",";
+      AppendJsonString(&out, result.columns[c]);
+    }
+    out += "]";
+  }
+  out += ",\"rows\":[";
+  for (int64_t r = 0; r < rows; ++r) out += (r ? "," : "") + RowJson(result, r);
+  out += "]";
+  if (with_graph_commit_id && result.graph_commit_id) {
+    out += ",\"graph_commit_id\":";
+    AppendJsonString(&out, *result.graph_commit_id);
+  }
+  return out + "}";
+}
+
 std::string FormatResult(const QueryResult& result, OutputFormat format, const TableOptions& options) {
   const int64_t rows = result.row_count();
   const size_t columns = result.columns.size();
@@ -137,27 +161,8 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
       for (int64_t r = 0; r < rows; ++r) out += RowJson(result, r) + "\n";
       return out;
     }
-    case OutputFormat::kJson: {
-      std::string out = "{\"query_name\":";
-      AppendJsonString(&out, result.query_name);
-      out += ",\"target\":" + TargetJson(result) + fmt::format(",\"row_count\":{}", rows);
-      if (columns > 0) {
-        out += ",\"columns\":[";
-        for (size_t c = 0; c < columns; ++c) {
-          if (c) out += ",";
-          AppendJsonString(&out, result.columns[c]);
-        }
-        out += "]";
-      }
-      out += ",\"rows\":[";
-      for (int64_t r = 0; r < rows; ++r) out += (r ? "," : "") + RowJson(result, r);
-      out += "]";
-      if (result.graph_commit_id) {
-        out += ",\"graph_commit_id\":";
-        AppendJsonString(&out, *result.graph_commit_id);
-      }
-      return PrettyJson(out + "}") + "\n";
-    }
+    case OutputFormat::kJson:
+      return PrettyJson(ReadOutputJson(result, /*with_graph_commit_id=*/true)) + "\n";
     case OutputFormat::kCsv: {
       std::string out;
       for (size_t c = 0; c < columns; ++c) out += (c ? "," : "") + CsvCell(result.columns[c]);

@@ -40,5 +40,11 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
 
 // One row as a compact JSON object keyed by column name.
 std::string RowJson(const QueryResult& result, int64_t row);
+// The read envelope as compact JSON (`ReadOutput`, spec/openapi.json):
+// {query_name, target, row_count, columns?, rows, graph_commit_id?}.
+// Without `with_graph_commit_id` it is the byte-stable legacy form
+// (`LegacyReadOutput`, server.md §1.2 `/read`). `--format json` prints it
+// pretty.
+std::string ReadOutputJson(const QueryResult& result, bool with_graph_commit_id);
 
 }  // namespace omnigraph::exec

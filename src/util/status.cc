@@ -28,6 +28,7 @@ std::string_view ErrorCodeName(ErrorCode code) {
     case ErrorCode::kChangeDiffRefused: return "change_diff_refusal";
     case ErrorCode::kExternalBlobPolicy: return "external_blob_policy";
     case ErrorCode::kBlobRangeNotSatisfiable: return "blob_range_not_satisfiable";
+    case ErrorCode::kPolicyDenied: return "policy_denied";
   }
   return "unknown";
 }
@@ -48,6 +49,7 @@ int HttpStatusOf(ErrorCode code) {
     case ErrorCode::kChangeDiffRefused: return 409;
     case ErrorCode::kHistoryGap:
     case ErrorCode::kChangeFeedGap: return 410;
+    case ErrorCode::kPolicyDenied: return 403;
     case ErrorCode::kPreconditionFailed: return 412;
     case ErrorCode::kResourceLimitExceeded: return 413;
     case ErrorCode::kBlobRangeNotSatisfiable: return 416;

@@ -74,6 +74,9 @@ enum class ErrorCode : uint16_t {
   // engine.md §9 `BlobRangeNotSatisfiable{start, end, length}`; details
   // start, end and length as decimal text).
   kBlobRangeNotSatisfiable,
+  // The actor's policy does not grant the action (403; server.md §2.4,
+  // engine.md §9 Policy). The message is the policy decision's.
+  kPolicyDenied,
 };
 
 // Stable snake_case name of a code, e.g. "key_conflict".

@@ -126,6 +126,7 @@ std::optional<std::string_view> WireErrorCode(ErrorCode code) {
     case ErrorCode::kOk: return std::nullopt;
     case ErrorCode::kInvalidArgument: return "bad_request";
     case ErrorCode::kNotFound: return "not_found";
+    case ErrorCode::kPolicyDenied: return "forbidden";
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kCommitConflict:
     case ErrorCode::kKeyConflict:

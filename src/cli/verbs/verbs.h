@@ -21,12 +21,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "api/version.h"
 #include "cli/context.h"
 
 namespace omnigraph::cli {
 
 // The program's version, printed by `version` and by `-v`.
-inline constexpr std::string_view kVersion = "0.1.0";
+using api::kVersion;
 
 // Registers the verb named `verb` on `app` when it is one of the verbs
 // below, otherwise every verb, in the order of `--help`. Building CLI11's

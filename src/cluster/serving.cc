@@ -1,0 +1,222 @@
+#include "cluster/serving.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cluster/catalog.h"
+#include "cluster/config.h"
+#include "cluster/records.h"
+#include "cluster/state.h"
+#include "io/local_store.h"
+
+namespace omnigraph::cluster {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kQueryPrefix = "query.";
+constexpr std::string_view kGraphPrefix = "graph.";
+constexpr std::string_view kPolicyPrefix = "policy.";
+
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// The storage root `argument` names (§5, §2.1), or a diagnostic.
+Result<std::string> ResolveStorageRoot(const std::string& argument) {
+  if (argument.find("://") != std::string::npos) {
+    if (!StartsWith(argument, "file://")) {
+      return InvalidArgument("[storage_root_invalid] " + argument +
+                             ": this build serves local storage roots only (s3:// support is not built yet)");
+    }
+    return fs::absolute(argument.substr(7)).lexically_normal().string();
+  }
+  fs::path dir = fs::absolute(argument).lexically_normal();
+  std::ifstream in(dir / "cluster.yaml", std::ios::binary);
+  if (!in) return dir.string();
+  std::stringstream text;
+  text << in.rdbuf();
+  auto config = ParseClusterConfig(text.str());
+  if (!config.ok() || !config->storage) return dir.string();
+  std::string storage = *config->storage;
+  if (StartsWith(storage, "file://")) storage = storage.substr(7);
+  if (storage.find("://") != std::string::npos) {
+    return InvalidArgument("[storage_root_invalid] storage: this build serves local storage roots only");
+  }
+  return fs::absolute(storage).lexically_normal().string();
+}
+
+// Reads and re-hashes one catalog payload; a problem becomes a diagnostic.
+std::optional<std::string> ReadPayload(ObjectStore& store, const std::string& key, const std::string& digest,
+                                       const std::string& address, Diagnostics* errors) {
+  auto check = CheckPayload(store, key, digest);
+  if (!check.ok()) {
+    errors->push_back(ErrorDiagnostic(ClusterCodeOf(check.status()), address, check.status().message()));
+    return std::nullopt;
+  }
+  if (*check == PayloadCheck::kMissing) {
+    errors->push_back(ErrorDiagnostic("catalog_payload_missing", address,
+                                      "the applied payload is missing from the catalog; run `cluster refresh` then "
+                                      "`cluster apply`, and restart"));
+    return std::nullopt;
+  }
+  if (*check == PayloadCheck::kDigestMismatch) {
+    errors->push_back(ErrorDiagnostic("catalog_payload_digest_mismatch", address,
+                                      "the applied payload no longer matches its digest; run `cluster refresh` then "
+                                      "`cluster apply`, and restart"));
+    return std::nullopt;
+  }
+  auto bytes = store.Get(key);
+  if (!bytes.ok()) {
+    errors->push_back(ErrorDiagnostic("catalog_payload_read_error", address, bytes.status().message()));
+    return std::nullopt;
+  }
+  return std::string((*bytes)->view());
+}
+
+}  // namespace
+
+Result<ServingSnapshot> ReadServingSnapshot(const std::string& argument) {
+  Diagnostics errors;
+  ServingSnapshot snapshot;
+  auto refuse = [&]() -> Status {
+    std::string message = "the cluster at '" + argument + "' is not ready to serve:";
+    for (const Diagnostic& d : errors) message += "\n  [" + d.code + "] " + d.path + ": " + d.message;
+    return InvalidArgument(message);
+  };
+  auto root = ResolveStorageRoot(argument);
+  if (!root.ok()) {
+    return InvalidArgument("the cluster at '" + argument + "' is not ready to serve:\n  " + root.status().message());
+  }
+  snapshot.storage_root = *root;
+  auto store = LocalStore::Make(*root);
+
+  // 1. Recovery sidecars: each quarantines its graph.
+  auto sidecars = ListRecoverySidecars(*store, "");
+  if (!sidecars.ok()) {
+    errors.push_back(ErrorDiagnostic(ClusterCodeOf(sidecars.status()), "__cluster/recoveries",
+                                     sidecars.status().message()));
+    return refuse();
+  }
+  for (const Status& problem : sidecars->problems) {
+    errors.push_back(ErrorDiagnostic(ClusterCodeOf(problem), "__cluster/recoveries", problem.message()));
+  }
+  for (const RecoverySidecar& sidecar : sidecars->records) {
+    if (sidecar.graph_id.empty()) {
+      errors.push_back(ErrorDiagnostic("cluster_recovery_unattributed", "__cluster/recoveries/" +
+                                       sidecar.operation_id + ".json",
+                                       "a recovery sidecar names no graph; run `cluster apply` to settle it"));
+      continue;
+    }
+    Diagnostic warning = WarningDiagnostic(
+        "cluster_recovery_pending", "graph." + sidecar.graph_id,
+        "a " + sidecar.kind + " of graph '" + sidecar.graph_id + "' did not finish (operation " +
+            sidecar.operation_id + "); run `cluster apply` to recover it");
+    snapshot.quarantined.emplace(sidecar.graph_id, warning);
+    snapshot.warnings.push_back(warning);
+  }
+
+  // 2. The ledger.
+  auto read = ReadState(*store, "");
+  if (!read.ok()) {
+    errors.push_back(ErrorDiagnostic(ClusterCodeOf(read.status()), std::string(kStateKey), read.status().message()));
+    return refuse();
+  }
+  if (!read->state) {
+    errors.push_back(ErrorDiagnostic("cluster_state_missing", std::string(kStateKey),
+                                     "no cluster state ledger; run `cluster import` and `cluster apply` first"));
+    return refuse();
+  }
+  const ClusterState& state = *read->state;
+
+  // 3. Graphs and their queries.
+  std::map<std::string, ServingGraph> graphs;
+  for (const auto& [address, resource] : state.resources) {
+    if (!StartsWith(address, kGraphPrefix)) continue;
+    std::string id = address.substr(kGraphPrefix.size());
+    if (snapshot.quarantined.count(id)) continue;
+    ServingGraph graph;
+    graph.id = id;
+    graph.root = (fs::path(*root) / "graphs" / (id + ".omni")).string();
+    graphs.emplace(id, std::move(graph));
+  }
+  for (const auto& [address, resource] : state.resources) {
+    if (!StartsWith(address, kQueryPrefix)) continue;
+    std::string rest = address.substr(kQueryPrefix.size());
+    size_t dot = rest.find('.');
+    if (dot == std::string::npos) continue;
+    std::string graph_id = rest.substr(0, dot), name = rest.substr(dot + 1);
+    auto graph = graphs.find(graph_id);
+    if (graph == graphs.end()) continue;
+    auto source = ReadPayload(*store, QueryPayloadKey("", graph_id, name, resource.digest), resource.digest,
+                              address, &errors);
+    if (source) graph->second.queries[name] = std::move(*source);
+  }
+
+  // 4. Policies and their bindings (one bundle per scope).
+  for (const auto& [address, resource] : state.resources) {
+    if (!StartsWith(address, kPolicyPrefix)) continue;
+    std::string name = address.substr(kPolicyPrefix.size());
+    if (!resource.applies_to) {
+      errors.push_back(ErrorDiagnostic("policy_bindings_missing", address,
+                                       "the applied policy records no bindings; re-run `cluster apply` to backfill"));
+      continue;
+    }
+    std::vector<std::string> graph_bindings;
+    bool server_binding = false;
+    for (const std::string& binding : *resource.applies_to) {
+      if (binding == "cluster") {
+        server_binding = true;
+      } else if (StartsWith(binding, kGraphPrefix)) {
+        graph_bindings.push_back(binding.substr(kGraphPrefix.size()));
+      } else {
+        errors.push_back(ErrorDiagnostic("policy_binding_invalid", address,
+                                         "unrecognized policy binding '" + binding + "'"));
+      }
+    }
+    // Bindings to quarantined or absent graphs are dropped.
+    std::vector<std::string> live;
+    for (const std::string& id : graph_bindings) {
+      if (graphs.count(id)) live.push_back(id);
+    }
+    if (!server_binding && live.empty()) continue;
+    auto source = ReadPayload(*store, PolicyPayloadKey("", name, resource.digest), resource.digest, address, &errors);
+    if (!source) continue;
+    if (server_binding) {
+      if (snapshot.server_policy_name) {
+        errors.push_back(ErrorDiagnostic("duplicate_policy_binding", address,
+                                         "multiple policy bundles bind cluster ('" + *snapshot.server_policy_name +
+                                             "' and '" + name + "'); cluster-mode serving supports one bundle per scope"));
+        continue;
+      }
+      snapshot.server_policy_name = name;
+      snapshot.server_policy_source = *source;
+    }
+    for (const std::string& id : live) {
+      ServingGraph& graph = graphs[id];
+      if (graph.policy_name) {
+        errors.push_back(ErrorDiagnostic("duplicate_policy_binding", address,
+                                         "multiple policy bundles bind graph." + id + " ('" + *graph.policy_name +
+                                             "' and '" + name + "'); cluster-mode serving supports one bundle per scope"));
+        continue;
+      }
+      graph.policy_name = name;
+      graph.policy_source = *source;
+    }
+  }
+
+  // 5. Something to serve.
+  if (graphs.empty()) {
+    if (!snapshot.quarantined.empty()) {
+      errors.push_back(ErrorDiagnostic("cluster_no_healthy_graphs", std::string(kStateKey),
+                                       "every applied graph is quarantined"));
+    } else {
+      errors.push_back(ErrorDiagnostic("cluster_empty", std::string(kStateKey), "the cluster has no applied graphs"));
+    }
+  }
+  if (HasErrors(errors)) return refuse();
+  for (auto& [id, graph] : graphs) snapshot.graphs.push_back(std::move(graph));
+  return snapshot;
+}
+
+}  // namespace omnigraph::cluster

@@ -1,0 +1,93 @@
+// The omnigraph server's request pipeline (spec/server.md §1.3), free of
+// the transport: the Beast listener (http_server.h) parses a request and
+// calls Server::Handle on an engine worker thread.
+//
+// Pipeline, in the order that decides status codes:
+//   1. route: unknown path 404, wrong method 405 (JSON bodies);
+//   2. bearer auth on protected routes (401);
+//   3. graph resolution on /graphs/{graph_id}/… (400 bad id, 404 unknown);
+//   4. the handler: HTTP-layer policy (403), admission (429), body parsing
+//      (400/415), then the engine call.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/evaluate.h"
+#include "server/admission.h"
+#include "server/auth.h"
+#include "server/http.h"
+#include "server/router.h"
+#include "server/served_graph.h"
+
+namespace omnigraph::server {
+
+// How the server authenticates and authorizes (server.md §1.4's matrix).
+enum class RuntimeState {
+  kOpen,            // no tokens, no policy, --unauthenticated: no auth
+  kDefaultDeny,     // tokens, no policy: authenticated, only read allowed
+  kPolicyEnabled,   // tokens and policy
+};
+std::string_view RuntimeStateName(RuntimeState state);
+
+// The §1.4 classification. Errors: InvalidArgument (the server refuses to
+// start) for no tokens and no policy without `unauthenticated`, and for a
+// policy without tokens (every request would be 401).
+Result<RuntimeState> ClassifyRuntime(bool have_tokens, bool have_policy, bool unauthenticated);
+
+struct ServerOptions {
+  std::string cluster;  // --cluster DIR | file://ROOT
+  bool unauthenticated = false;
+  bool require_all_graphs = false;
+  // Where GET /openapi.json reads the contract from (empty: not served).
+  std::string openapi_path;
+  // Engine handles per graph (concurrent requests on one graph).
+  size_t handles_per_graph = 4;
+};
+
+class Server {
+ public:
+  // Boots from the cluster's applied revision (cluster.md §5): reads the
+  // serving snapshot, compiles the bundles, opens the graphs (at most 4 at
+  // a time), loads tokens from `environment` and classifies the runtime
+  // state. Graph-level failures quarantine the graph (a warning in
+  // `*log`), or refuse the boot with `require_all_graphs`. Errors:
+  // InvalidArgument with the message the spec names for every refusal.
+  static Result<std::unique_ptr<Server>> Boot(const ServerOptions& options, const Environment& environment,
+                                              std::string* log);
+
+  // Runs the whole pipeline for one request. Thread-safe.
+  HttpResponse Handle(HttpRequest& request);
+
+  // The body limit of the route `method path` would match, in bytes (the
+  // transport enforces it while reading).
+  uint64_t BodyLimit(std::string_view method, std::string_view path) const;
+
+  RuntimeState runtime_state() const { return runtime_state_; }
+  const std::map<std::string, std::unique_ptr<ServedGraph>>& graphs() const { return graphs_; }
+  Admission& admission() { return *admission_; }
+  const policy::Evaluator* server_policy() const { return server_policy_.get(); }
+  const std::string& openapi_path() const { return openapi_path_; }
+  bool auth_required() const { return runtime_state_ != RuntimeState::kOpen; }
+
+ private:
+  Server() = default;
+  void AddRoutes();
+
+  Router router_;
+  RuntimeState runtime_state_ = RuntimeState::kOpen;
+  TokenTable tokens_;
+  std::unique_ptr<Admission> admission_;
+  std::shared_ptr<const policy::Evaluator> server_policy_;
+  std::map<std::string, std::unique_ptr<ServedGraph>> graphs_;
+  std::string openapi_path_;
+};
+
+// True when `id` may name a served graph (server.md §1.2): 1–64 ASCII
+// letters, digits or '-', and not one of policies, healthz, openapi, graphs.
+bool IsValidGraphId(std::string_view id);
+
+}  // namespace omnigraph::server
