@@ -167,8 +167,24 @@ Result<exec::SchemaChangeResult> Omnigraph::PlanSchema(std::string_view source, 
                           {std::string(source), std::string(source_file), allow_data_loss, actor_});
 }
 
+Status Omnigraph::Enforce(policy::Action action, std::optional<std::string> branch,
+                          std::optional<std::string> target_branch) const {
+  if (!policy_) return Status::OK();
+  std::string action_name(policy::ActionName(action));
+  if (!actor_) {
+    return Status(ErrorCode::kPolicyDenied, "no actor for engine-layer policy check of action '" + action_name +
+                                                "'; a graph with a policy bundle accepts writes only from an actor");
+  }
+  if (branch) branch = graph::TrimBranchName(*branch);
+  if (target_branch) target_branch = graph::TrimBranchName(*target_branch);
+  policy::Decision decision = policy_->Decide(policy::Request{*actor_, action, branch, target_branch});
+  if (!decision.allowed) return Status(ErrorCode::kPolicyDenied, decision.message);
+  return Status::OK();
+}
+
 Result<exec::SchemaChangeResult> Omnigraph::ApplySchema(std::string_view source, std::string_view source_file,
                                                         bool allow_data_loss) {
+  OG_RETURN_IF_ERROR(Enforce(policy::Action::kSchemaApply, std::nullopt, std::string(graph::kMainBranch)));
   return exec::ApplySchema(*graph_, catalogs_,
                            {std::string(source), std::string(source_file), allow_data_loss, actor_});
 }
@@ -182,12 +198,14 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
   if (create_from) {
     auto live = graph_->manifests().Resolve(report.branch);
     if (!live.ok() && live.status().code() == ErrorCode::kNotFound) {
+      OG_RETURN_IF_ERROR(Enforce(policy::Action::kBranchCreate, *create_from, report.branch));
       OG_RETURN_IF_ERROR(graph::CreateBranch(*graph_, report.branch, *create_from).status());
       report.branch_created = true;
     } else {
       OG_RETURN_IF_ERROR(live.status());
     }
   }
+  OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange, report.branch, std::nullopt));
   exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress, &blob_policy_};
   OG_ASSIGN_OR_RETURN(exec::LoadOutcome outcome, exec::RunLoad(*graph_, catalogs_, request));
   for (const auto& [name, n] : outcome.node_records) report.nodes.push_back({name, n});
@@ -221,6 +239,8 @@ Result<MutationReport> Omnigraph::Mutate(std::string_view source, std::string_vi
   request.name = name;
   request.params_json = params_json;
   request.branch = graph::TrimBranchName(branch);
+  OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange,
+                             request.branch.empty() ? std::string(graph::kMainBranch) : request.branch, std::nullopt));
   request.if_commit = if_commit;
   request.actor_id = actor_;
   request.now_ms = NowMillis();  // now() is taken once per mutation request
@@ -366,15 +386,31 @@ Result<exec::CommitView> Omnigraph::DescribeCommit(const std::string& id) {
   return exec::ShowCommitOrProposal(*graph_, id, bound_branch_);
 }
 
-Result<exec::CommitView> Omnigraph::CommitPublish(const std::string& id) { return exec::PublishCommit(*graph_, id); }
+Result<exec::CommitView> Omnigraph::CommitPublish(const std::string& id) {
+  if (policy_) {
+    // Publishing changes the commit's recorded target branch.
+    OG_ASSIGN_OR_RETURN(exec::CommitView view, DescribeCommit(id));
+    OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange,
+                               view.commit.graph_branch.value_or(std::string(graph::kMainBranch)), std::nullopt));
+  }
+  return exec::PublishCommit(*graph_, id);
+}
 
-Result<std::vector<std::string>> Omnigraph::CommitDrop(const std::string& id) { return exec::DropCommit(*graph_, id); }
+Result<std::vector<std::string>> Omnigraph::CommitDrop(const std::string& id) {
+  if (policy_) {
+    OG_ASSIGN_OR_RETURN(exec::CommitView view, DescribeCommit(id));
+    OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange,
+                               view.commit.graph_branch.value_or(std::string(graph::kMainBranch)), std::nullopt));
+  }
+  return exec::DropCommit(*graph_, id);
+}
 
 Result<std::vector<exec::CommitView>> Omnigraph::ListUnpublished(const std::string& branch) {
   return exec::ListUnpublished(*graph_, branch);
 }
 
 Result<BranchCreateReport> Omnigraph::BranchCreate(const std::string& name, const std::string& from) {
+  OG_RETURN_IF_ERROR(Enforce(policy::Action::kBranchCreate, from, name));
   OG_ASSIGN_OR_RETURN(graph::CreatedBranch created, graph::CreateBranch(*graph_, name, from));
   return BranchCreateReport{uri_, created.from, created.name, actor_};
 }
@@ -385,13 +421,17 @@ Result<graph::CleanupReport> Omnigraph::Cleanup(const graph::CleanupPolicy& poli
   return graph::RunCleanup(*graph_, policy);
 }
 
-Status Omnigraph::BranchDelete(const std::string& name) { return graph::DeleteBranch(*graph_, name, bound_branch_); }
+Status Omnigraph::BranchDelete(const std::string& name) {
+  OG_RETURN_IF_ERROR(Enforce(policy::Action::kBranchDelete, std::nullopt, name));
+  return graph::DeleteBranch(*graph_, name, bound_branch_);
+}
 
 Result<BranchMergeReport> Omnigraph::BranchMerge(const std::string& source, const std::string& target,
                                                  const BranchMergeOptions& options) {
   if (options.as_commit && options.delete_branch) {
     return InvalidArgument("--as-commit cannot be combined with --delete-branch");
   }
+  OG_RETURN_IF_ERROR(Enforce(policy::Action::kBranchMerge, source, target));
   OG_ASSIGN_OR_RETURN(exec::MergeResult merged,
                       exec::RunBranchMerge(*graph_, catalogs_, {source, target, actor_, options.as_commit}));
   BranchMergeReport report;

@@ -30,6 +30,7 @@
 #include "exec/writers/schema_apply.h"
 #include "graph/graph_store.h"
 #include "graph/maintenance/collector.h"
+#include "policy/evaluate.h"
 
 namespace omnigraph::compiler {
 class Catalog;
@@ -183,6 +184,17 @@ class Omnigraph {
   // The check set_actor applies, for front ends that validate early.
   static Status ValidateActorId(std::string_view actor);
   const std::optional<std::string>& actor() const { return actor_; }
+  // The engine-layer policy gate (spec/server.md §2.4 "Engine gate"; the
+  // `*_as` writers): with a bundle installed, every mutating entry point
+  // (Mutate, Load, BranchCreate, BranchDelete, BranchMerge, ApplySchema,
+  // CommitPublish, CommitDrop) first decides its action for this handle's
+  // actor, with the branch names normalized as the writers normalize them,
+  // and refuses with PolicyDenied (403) and the decision's message; with no
+  // actor set it refuses with PolicyDenied "no actor for engine-layer
+  // policy check of action '<a>'; …". Null (the default) disables the gate.
+  // The server installs its graph bundle here, so a write that passed the
+  // HTTP check is checked again where it takes effect.
+  void set_policy(std::shared_ptr<const policy::Evaluator> policy) { policy_ = std::move(policy); }
   // The branch this handle is bound to (BR-3.3: it cannot be deleted
   // through this handle). CLI and server handles stay bound to main.
   void set_bound_branch(std::string branch) { bound_branch_ = std::move(branch); }
@@ -411,9 +423,14 @@ class Omnigraph {
                                           std::string_view source_file, const std::string& name,
                                           std::string_view params_json);
 
+  // The engine gate (set_policy): OK, or PolicyDenied.
+  Status Enforce(policy::Action action, std::optional<std::string> branch,
+                 std::optional<std::string> target_branch) const;
+
   std::string uri_;
   std::shared_ptr<graph::GraphStore> graph_;
   std::optional<std::string> actor_;
+  std::shared_ptr<const policy::Evaluator> policy_;
   std::string bound_branch_ = "main";
   exec::CatalogCache catalogs_;
   exec::ExternalBlobPolicy blob_policy_;  // default: deny

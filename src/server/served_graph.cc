@@ -30,6 +30,8 @@ Result<std::unique_ptr<ServedGraph>> ServedGraph::Open(std::string id, std::stri
   graph->policy_ = std::move(policy);
   for (size_t i = 0; i < std::max<size_t>(pool_size, 1); ++i) {
     OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> handle, api::Omnigraph::Open(graph->root_));
+    // The engine checks every write again (defence in depth, §2.4).
+    handle->set_policy(graph->policy_);
     graph->idle_.push_back(handle.get());
     graph->handles_.push_back(std::move(handle));
   }

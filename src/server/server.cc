@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "cluster/serving.h"
+#include "graph/branches.h"
 #include "policy/bundle.h"
 #include "server/errors.h"
 #include "server/exchange.h"
@@ -206,7 +207,13 @@ std::optional<HttpResponse> Authorize(const Exchange& exchange, policy::Action a
     return std::nullopt;
   }
   if (!exchange.actor) return Unauthorized("missing bearer token");
-  policy::Decision decision = engine->Decide(policy::Request{*exchange.actor, action, branch, target_branch});
+  // Decide on the names the writers will use: the engine trims branch
+  // names, so " main" must be checked as the protected "main".
+  std::optional<std::string> decided_branch, decided_target;
+  if (branch) decided_branch = graph::TrimBranchName(*branch);
+  if (target_branch) decided_target = graph::TrimBranchName(*target_branch);
+  policy::Decision decision =
+      engine->Decide(policy::Request{*exchange.actor, action, decided_branch, decided_target});
   if (!decision.allowed) return ErrorResponse(403, decision.message, "forbidden");
   return std::nullopt;
 }

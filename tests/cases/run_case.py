@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs one bug-report case from ../shared/cases against the omnigraph CLI.
 
-Usage: run_case.py OMNIGRAPH_BINARY CASE_DIR
+Usage: run_case.py OMNIGRAPH_BINARY CASE_DIR [OMNIGRAPH_SERVER_BINARY]
 
 The case's steps.sh prints a `## Sxx` header per step followed by its
 normalized output; expected.txt holds the same with `# ` explanation lines.
@@ -100,6 +100,8 @@ def main():
     binary, case_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     with tempfile.TemporaryDirectory(prefix="ogcase.") as scratch:
         env = dict(os.environ, OG=binary, G=os.path.join(scratch, "graph"))
+        if len(sys.argv) > 3:  # server cases: the omnigraph-server binary
+            env["OGS"] = os.path.abspath(sys.argv[3])
         run = subprocess.run(["bash", "steps.sh"], cwd=case_dir, env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True, timeout=600)
     with open(os.path.join(case_dir, "expected.txt"), encoding="utf-8") as f:

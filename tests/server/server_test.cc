@@ -1,0 +1,482 @@
+// The server's request pipeline (spec/server.md §1.3-§1.5, cluster.md §5),
+// driven through Server::Handle without sockets: routing, bearer auth,
+// graph resolution, policy at the HTTP boundary and again in the engine,
+// admission, the conditional-write header, stored queries and the
+// ErrorOutput body of every refusal.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "api/omnigraph.h"
+#include "cluster/catalog.h"
+#include "cluster/state.h"
+#include "io/local_store.h"
+#include "server/admission.h"
+#include "server/auth.h"
+#include "server/router.h"
+#include "server/server.h"
+#include "support/temp_dir.h"
+#include "util/sha256.h"
+
+namespace omnigraph::testing {
+namespace server_test {
+
+using nlohmann::json;
+using server::HttpRequest;
+using server::HttpResponse;
+
+constexpr const char* kSchema = "node Doc {\n  slug: String @key\n  body: String\n}\n";
+constexpr const char* kQueries =
+    "query docs() {\n  match { $d: Doc }\n  return { $d.slug }\n  order { $d.slug }\n}\n"
+    "query add($slug: String) {\n  insert Doc { slug: $slug, body: \"x\" }\n}\n";
+constexpr const char* kPolicy = R"(version: 1
+groups:
+  readers: [reader]
+  writers: [writer]
+  admins: [admin]
+protected_branches: [main]
+rules:
+  - id: readers-read-unprotected
+    allow:
+      actors: { group: readers }
+      actions: [read]
+      branch_scope: unprotected
+  - id: readers-invoke
+    allow:
+      actors: { group: readers }
+      actions: [invoke_query]
+  - id: writers-change-unprotected
+    allow:
+      actors: { group: writers }
+      actions: [read, change]
+      branch_scope: unprotected
+  - id: admins-data
+    allow:
+      actors: { group: admins }
+      actions: [read, export, change]
+      branch_scope: any
+  - id: admins-invoke
+    allow:
+      actors: { group: admins }
+      actions: [invoke_query]
+  - id: admins-branches
+    allow:
+      actors: { group: admins }
+      actions: [branch_create, branch_delete, branch_merge, schema_apply]
+      target_branch_scope: any
+)";
+
+// A storage root with one applied graph `g1` (Doc d1 on main and dev), its
+// stored queries `docs` and `add`, and `kPolicy` bound to it, as `cluster
+// apply` leaves it (cluster.md §2.1).
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string graph_root = dir_.path() + "/graphs/g1.omni";
+    auto graph = api::Omnigraph::Init(graph_root, kSchema);
+    ASSERT_TRUE(graph.ok()) << graph.status().message();
+    ASSERT_TRUE((*graph)->Load(R"({"type":"Doc","data":{"slug":"d1","body":"seed"}})" "\n", "seed.jsonl",
+                               api::LoadMode::kOverwrite)
+                    .ok());
+    ASSERT_TRUE((*graph)->BranchCreate("dev", "main").ok());
+
+    auto store = LocalStore::Make(dir_.path());
+    cluster::ClusterState state;
+    state.state_revision = 1;
+    state.resources["graph.g1"] = cluster::StateResource{"graph-digest"};
+    for (const std::string name : {"docs", "add"}) {
+      std::string digest = Sha256Hex(kQueries);
+      ASSERT_TRUE(cluster::StorePayload(*store, cluster::QueryPayloadKey("", "g1", name, digest), digest, kQueries).ok());
+      state.resources["query.g1." + name] = cluster::StateResource{digest};
+    }
+    std::string policy_digest = Sha256Hex(kPolicy);
+    ASSERT_TRUE(cluster::StorePayload(*store, cluster::PolicyPayloadKey("", "g1-policy", policy_digest),
+                                      policy_digest, kPolicy)
+                    .ok());
+    cluster::StateResource policy{policy_digest};
+    policy.applies_to = std::vector<std::string>{"graph.g1"};
+    state.resources["policy.g1-policy"] = policy;
+    ASSERT_TRUE(cluster::WriteState(*store, "", state, std::nullopt).ok());
+  }
+
+  // Boots with the tokens reader/writer/admin/stranger.
+  void Boot(std::map<std::string, std::string> environment = {}) {
+    environment.emplace("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
+                        R"({"reader":"tok-r","writer":"tok-w","admin":"tok-a","stranger":"tok-s"})");
+    server::ServerOptions options;
+    options.cluster = dir_.path();
+    options.handles_per_graph = 2;
+    std::string log;
+    auto booted = server::Server::Boot(options, MapEnvironment(environment), &log);
+    ASSERT_TRUE(booted.ok()) << booted.status().message() << "\n" << log;
+    server_ = std::move(*booted);
+  }
+
+  static server::Environment MapEnvironment(std::map<std::string, std::string> values) {
+    return [values](const std::string& name) -> std::optional<std::string> {
+      auto found = values.find(name);
+      if (found == values.end()) return std::nullopt;
+      return found->second;
+    };
+  }
+
+  HttpResponse Call(const std::string& method, const std::string& target, const std::string& token,
+                    const std::optional<json>& body = std::nullopt,
+                    std::vector<std::pair<std::string, std::string>> headers = {}) {
+    HttpRequest request;
+    request.method = method;
+    EXPECT_TRUE(server::SplitTarget(target, &request));
+    if (!token.empty()) request.headers.Add("Authorization", "Bearer " + token);
+    if (body) {
+      request.headers.Add("Content-Type", "application/json");
+      request.body = body->dump();
+    }
+    for (auto& [name, value] : headers) request.headers.Add(name, value);
+    return server_->Handle(request);
+  }
+
+  static json Body(const HttpResponse& response) { return json::parse(response.body); }
+
+  static json Query(const std::string& branch) {
+    return json{{"query", "query docs() { match { $d: Doc } return { $d.slug } order { $d.slug } }"},
+                {"branch", branch}};
+  }
+  static json Insert(const std::string& branch, const std::string& slug) {
+    return json{{"query", "query add() { insert Doc { slug: \"" + slug + "\", body: \"x\" } }"}, {"branch", branch}};
+  }
+
+  // The slugs on `branch`, read through the engine directly.
+  std::vector<std::string> Slugs(const std::string& branch) {
+    auto graph = api::Omnigraph::Open(dir_.path() + "/graphs/g1.omni");
+    auto result = (*graph)->Query("query q() { match { $d: Doc } return { $d.slug } order { $d.slug } }", "q.gq",
+                                  "", "{}", api::ReadTarget{branch, std::nullopt});
+    std::vector<std::string> slugs;
+    json rows = json::parse(exec::ReadOutputJson(*result, false))["rows"];
+    for (const auto& row : rows) slugs.push_back(row["d.slug"]);
+    return slugs;
+  }
+
+  TempDir dir_;
+  std::unique_ptr<server::Server> server_;
+};
+
+TEST_F(ServerTest, HealthNeedsNoTokenAndUnknownPathsAndMethodsAnswerJson) {
+  Boot();
+  HttpResponse health = Call("GET", "/healthz", "");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(Body(health), (json{{"status", "ok"}, {"version", "0.1.0"}, {"internal_schema_version", 14}}));
+
+  HttpResponse unknown = Call("GET", "/nope", "");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(Body(unknown), (json{{"error", "no route for GET /nope"}, {"code", "not_found"}}));
+
+  HttpResponse wrong = Call("PUT", "/graphs/g1/query", "tok-r");
+  EXPECT_EQ(wrong.status, 405);
+  EXPECT_EQ(Body(wrong)["code"], "method_not_allowed");
+  ASSERT_EQ(wrong.headers.size(), 1u);
+  EXPECT_EQ(wrong.headers[0], (std::pair<std::string, std::string>{"Allow", "POST"}));
+}
+
+TEST_F(ServerTest, BearerTokensAreExactAndTheTokenAloneNamesTheActor) {
+  Boot();
+  EXPECT_EQ(Body(Call("POST", "/graphs/g1/query", "", Query("dev"))),
+            (json{{"error", "missing bearer token"}, {"code", "unauthorized"}}));
+  EXPECT_EQ(Body(Call("POST", "/graphs/g1/query", "tok-nope", Query("dev"))),
+            (json{{"error", "invalid bearer token"}, {"code", "unauthorized"}}));
+  for (const std::string header : {"bearer tok-r", "Bearer  tok-r", "Bearer tok-r ", "Basic tok-r", "Bearer"}) {
+    HttpResponse response = Call("POST", "/graphs/g1/query", "", Query("dev"), {{"Authorization", header}});
+    EXPECT_EQ(response.status, 401) << header;
+  }
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-r", Query("dev")).status, 200);
+  // X-Actor-Id is ignored: the reader stays the reader.
+  HttpResponse spoofed = Call("POST", "/graphs/g1/mutate", "tok-r", Insert("dev", "r1"), {{"X-Actor-Id", "admin"}});
+  EXPECT_EQ(spoofed.status, 403);
+  EXPECT_EQ(Body(spoofed)["error"], "policy denied action 'change' on branch 'dev' for actor 'reader'");
+  EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"d1"}));
+}
+
+TEST_F(ServerTest, GraphIdsAreCheckedBeforeTheyAreLookedUp) {
+  Boot();
+  HttpResponse bad = Call("GET", "/graphs/a_b/snapshot", "tok-a");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(Body(bad)["code"], "bad_request");
+  EXPECT_EQ(Call("GET", "/graphs/..%2Fg1/snapshot", "tok-a").status, 400);
+  HttpResponse unknown = Call("GET", "/graphs/g2/snapshot", "tok-a");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(Body(unknown), (json{{"error", "graph 'g2' not found"}, {"code", "not_found"}}));
+  // Auth runs first: an unknown graph is not revealed to an anonymous caller.
+  EXPECT_EQ(Call("GET", "/graphs/g2/snapshot", "").status, 401);
+}
+
+TEST_F(ServerTest, PolicyDecidesOnTheBranchTheWriterWillUse) {
+  Boot();
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-r", Query("main")).status, 403);
+  EXPECT_EQ(Call("POST", "/graphs/g1/mutate", "tok-w", Insert("dev", "w1")).status, 200);
+  // Padding does not turn the protected main into an unprotected branch.
+  HttpResponse padded = Call("POST", "/graphs/g1/mutate", "tok-w", Insert(" main", "w2"));
+  EXPECT_EQ(padded.status, 403);
+  EXPECT_EQ(Body(padded)["error"], "policy denied action 'change' on branch 'main' for actor 'writer'");
+  EXPECT_EQ(Slugs("main"), (std::vector<std::string>{"d1"}));
+  EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"d1", "w1"}));
+  // A snapshot read is checked against the branch its commit was written on.
+  auto commits = Body(Call("GET", "/graphs/g1/commits?branch=main", "tok-a"));
+  std::string main_head = commits["commits"][0]["graph_commit_id"];
+  json snapshot_read = {{"query", "query docs() { match { $d: Doc } return { $d.slug } }"}, {"snapshot", main_head}};
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-r", snapshot_read).status, 403);
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", snapshot_read).status, 200);
+}
+
+TEST_F(ServerTest, TheActorIsRecordedOnTheCommitItWrites) {
+  Boot();
+  HttpResponse written = Call("POST", "/graphs/g1/mutate", "tok-a", Insert("main", "a1"));
+  ASSERT_EQ(written.status, 200) << written.body;
+  json receipt = Body(written);
+  EXPECT_EQ(receipt["actor_id"], "admin");
+  EXPECT_EQ(receipt["commit"]["actor_id"], "admin");
+  EXPECT_EQ(receipt["affected_nodes"], 1);
+}
+
+TEST_F(ServerTest, ConditionalMutationsTakeExactlyOneRawCommitId) {
+  Boot();
+  std::string head = Body(Call("GET", "/graphs/g1/commits?branch=dev", "tok-a"))["commits"][0]["graph_commit_id"];
+  // The plain route refuses the header instead of ignoring it.
+  EXPECT_EQ(Call("POST", "/graphs/g1/mutate", "tok-a", Insert("dev", "x"), {{"Omnigraph-If-Graph-Commit", head}}).status,
+            400);
+  const std::string route = "/graphs/g1/mutate/if-graph-commit";
+  EXPECT_EQ(Call("POST", route, "tok-a", Insert("dev", "x")).status, 400);
+  for (const std::string& bad : std::vector<std::string>{"*", "W/\"" + head + "\"", "\"" + head + "\"", head + ", " + head}) {
+    EXPECT_EQ(Call("POST", route, "tok-a", Insert("dev", "x"), {{"Omnigraph-If-Graph-Commit", bad}}).status, 400)
+        << bad;
+  }
+  EXPECT_EQ(Call("POST", route, "tok-a", Insert("dev", "x"),
+                 {{"Omnigraph-If-Graph-Commit", head}, {"Omnigraph-If-Graph-Commit", head}})
+                .status,
+            400);
+  HttpResponse first = Call("POST", route, "tok-a", Insert("dev", "c1"), {{"Omnigraph-If-Graph-Commit", head}});
+  ASSERT_EQ(first.status, 200) << first.body;
+  HttpResponse stale = Call("POST", route, "tok-a", Insert("dev", "c2"), {{"Omnigraph-If-Graph-Commit", head}});
+  EXPECT_EQ(stale.status, 412);
+  json detail = Body(stale);
+  EXPECT_FALSE(detail.contains("code"));
+  EXPECT_EQ(detail["precondition_failure"]["expected"], head);
+  EXPECT_EQ(detail["precondition_failure"]["actual"], Body(first)["commit"]["graph_commit_id"]);
+  EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"c1", "d1"}));
+}
+
+TEST_F(ServerTest, StoredQueriesHideWhatTheCallerMayNotInvoke) {
+  Boot();
+  HttpResponse catalog = Call("GET", "/graphs/g1/queries", "tok-a");
+  ASSERT_EQ(catalog.status, 200);
+  EXPECT_EQ(Body(catalog)["queries"][0],
+            (json{{"name", "add"}, {"tool_name", "add"}, {"description", nullptr}, {"instruction", nullptr},
+                  {"mutation", true}, {"params", json::array({{{"name", "slug"}, {"kind", "string"}, {"nullable", false}}})}}));
+  HttpResponse read = Call("POST", "/graphs/g1/queries/docs", "tok-r", json{{"branch", "dev"}});
+  ASSERT_EQ(read.status, 200) << read.body;
+  EXPECT_EQ(Body(read)["rows"], json::array({{{"d.slug", "d1"}}}));
+  // The writer has no invoke_query grant: the answer is the unknown name's.
+  HttpResponse denied = Call("POST", "/graphs/g1/queries/docs", "tok-w", json{{"branch", "dev"}});
+  HttpResponse unknown = Call("POST", "/graphs/g1/queries/nope", "tok-w", json{{"branch", "dev"}});
+  EXPECT_EQ(denied.status, 404);
+  EXPECT_EQ(denied.body, unknown.body);
+  EXPECT_EQ(Body(denied), (json{{"error", "stored query not found"}, {"code", "not_found"}}));
+  // The reader may invoke, but the stored mutation still needs change.
+  EXPECT_EQ(Call("POST", "/graphs/g1/queries/add", "tok-r", json{{"branch", "dev"}, {"params", {{"slug", "r"}}}}).status,
+            403);
+  EXPECT_EQ(Call("POST", "/graphs/g1/queries/add", "tok-a", json{{"snapshot", "x"}}).status, 400);
+  EXPECT_EQ(Call("POST", "/graphs/g1/queries/docs", "tok-a", json{{"expect_mutation", true}}).status, 400);
+  HttpResponse added =
+      Call("POST", "/graphs/g1/queries/add", "tok-a", json{{"branch", "dev"}, {"params", {{"slug", "s1"}}}});
+  ASSERT_EQ(added.status, 200) << added.body;
+  EXPECT_EQ(Body(added)["query_name"], "add");
+  EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"d1", "s1"}));
+}
+
+TEST_F(ServerTest, ClusterServedSchemaApplyIsAConflictAfterAuthAndPolicy) {
+  Boot();
+  json body{{"schema_source", kSchema}};
+  EXPECT_EQ(Call("POST", "/graphs/g1/schema/apply", "", body).status, 401);
+  EXPECT_EQ(Call("POST", "/graphs/g1/schema/apply", "tok-r", body).status, 403);
+  HttpResponse refused = Call("POST", "/graphs/g1/schema/apply", "tok-a", body);
+  EXPECT_EQ(refused.status, 409);
+  EXPECT_EQ(Body(refused)["error"],
+            "server-side schema apply is disabled for cluster-backed serving; update the cluster config, run "
+            "`omnigraph cluster apply`, and restart the server.");
+}
+
+TEST_F(ServerTest, DeprecatedRoutesAnswerTheLegacyShapesWithDeprecationHeaders) {
+  Boot();
+  HttpResponse legacy = Call("POST", "/graphs/g1/read", "tok-a",
+                             json{{"query_source", "query docs() { match { $d: Doc } return { $d.slug } }"}});
+  ASSERT_EQ(legacy.status, 200) << legacy.body;
+  EXPECT_FALSE(Body(legacy).contains("graph_commit_id"));
+  EXPECT_EQ(legacy.headers, (std::vector<std::pair<std::string, std::string>>{
+                                {"Deprecation", "true"}, {"Link", "</graphs/g1/query>; rel=\"successor-version\""}}));
+  // A mutation sent through /read runs only through the change check.
+  HttpResponse reader = Call("POST", "/graphs/g1/read", "tok-r",
+                             json{{"query_source", "query add() { insert Doc { slug: \"r\", body: \"x\" } }"},
+                                  {"branch", "dev"}});
+  EXPECT_EQ(reader.status, 403);
+  EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"d1"}));
+  // POST /query refuses mutations outright.
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", Insert("dev", "q")).status, 400);
+}
+
+TEST_F(ServerTest, MalformedBodiesAreJsonErrors) {
+  Boot();
+  HttpRequest request;
+  request.method = "POST";
+  request.path = "/graphs/g1/query";
+  request.headers.Add("Authorization", "Bearer tok-a");
+  request.headers.Add("Content-Type", "application/json");
+  request.body = "{not json";
+  HttpResponse malformed = server_->Handle(request);
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_EQ(Body(malformed)["code"], "bad_request");
+  request.body = "[1]";
+  EXPECT_EQ(server_->Handle(request).status, 400);
+  request.body = Query("dev").dump();
+  request.headers = {};
+  request.headers.Add("Authorization", "Bearer tok-a");
+  request.headers.Add("Content-Type", "text/plain");
+  HttpResponse media = server_->Handle(request);
+  EXPECT_EQ(media.status, 415);
+  EXPECT_EQ(Body(media)["error"], "expected a request body with Content-Type: application/json");
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", json{{"query", 3}}).status, 400);
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", json{{"branch", "dev"}}).status, 400);
+}
+
+TEST_F(ServerTest, BranchMergeReportsARefusedSourceDeleteInItsBody) {
+  Boot();
+  ASSERT_EQ(Call("POST", "/graphs/g1/mutate", "tok-w", Insert("dev", "m1")).status, 200);
+  HttpResponse merged =
+      Call("POST", "/graphs/g1/branches/merge", "tok-a", json{{"source", "dev"}, {"delete_branch", true}});
+  ASSERT_EQ(merged.status, 200) << merged.body;
+  EXPECT_EQ(Body(merged)["branch_deleted"], true);
+  EXPECT_EQ(Slugs("main"), (std::vector<std::string>{"d1", "m1"}));
+  EXPECT_EQ(Body(Call("GET", "/graphs/g1/branches", "tok-a"))["branches"], json::array({"main"}));
+  // The writer may not merge into protected main.
+  EXPECT_EQ(Call("POST", "/graphs/g1/branches/merge", "tok-w", json{{"source", "dev"}, {"target", "main "}}).status,
+            403);
+}
+
+TEST_F(ServerTest, GraphListNeedsAServerScopedGrant) {
+  Boot();
+  HttpResponse denied = Call("GET", "/graphs", "tok-a");
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(Body(denied)["error"], "policy denied action 'graph_list': no server-scoped policy bundle is bound");
+  EXPECT_EQ(Call("GET", "/graphs", "").status, 401);
+}
+
+TEST_F(ServerTest, LoadCreatesAMissingBranchOnlyFromAGivenBase) {
+  Boot();
+  json rows = {{"data", "{\"type\":\"Doc\",\"data\":{\"slug\":\"l1\",\"body\":\"b\"}}\n"}, {"branch", "feature"}};
+  HttpResponse missing = Call("POST", "/graphs/g1/load", "tok-a", rows);
+  EXPECT_EQ(missing.status, 404) << missing.body;
+  rows["from"] = "main";
+  // The admin has no change grant on... every branch: branch_create and change both hold.
+  HttpResponse created = Call("POST", "/graphs/g1/load", "tok-a", rows);
+  ASSERT_EQ(created.status, 200) << created.body;
+  json receipt = Body(created);
+  EXPECT_EQ(receipt["branch_created"], true);
+  EXPECT_EQ(receipt["base_branch"], "main");
+  EXPECT_EQ(receipt["actor_id"], "admin");
+  EXPECT_EQ(Slugs("feature"), (std::vector<std::string>{"d1", "l1"}));
+}
+
+TEST(ServerRuntime, TheRuntimeStateMatrix) {
+  EXPECT_FALSE(server::ClassifyRuntime(false, false, false).ok());
+  EXPECT_EQ(*server::ClassifyRuntime(false, false, true), server::RuntimeState::kOpen);
+  EXPECT_EQ(*server::ClassifyRuntime(true, false, false), server::RuntimeState::kDefaultDeny);
+  EXPECT_EQ(*server::ClassifyRuntime(true, false, true), server::RuntimeState::kDefaultDeny);
+  EXPECT_FALSE(server::ClassifyRuntime(false, true, true).ok());
+  EXPECT_EQ(*server::ClassifyRuntime(true, true, false), server::RuntimeState::kPolicyEnabled);
+}
+
+TEST(ServerTokens, TokenTablesRefuseBlanksAndDuplicates) {
+  EXPECT_EQ(server::TokenTable::FromPairs({{"a", "x"}, {"b", "x"}}).status().message(),
+            "bearer token configuration gives actor 'b' a token another actor already has; every actor needs its own "
+            "token");
+  EXPECT_FALSE(server::TokenTable::FromPairs({{" a ", "x"}, {"a", "y"}}).ok());
+  EXPECT_FALSE(server::TokenTable::FromPairs({{"", "x"}}).ok());
+  EXPECT_FALSE(server::TokenTable::FromPairs({{"a", "  "}}).ok());
+  auto table = server::TokenTable::FromPairs({{" a ", " x "}});
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(*table->Authenticate(std::string("Bearer x")), "a");
+  EXPECT_FALSE(table->Authenticate(std::string("Bearer  x")).ok());
+  std::map<std::string, std::string> env{{"OMNIGRAPH_SERVER_BEARER_TOKEN", "one"},
+                                         {"OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", R"({"b":"two"})"}};
+  auto lookup = [&env](const std::string& name) -> std::optional<std::string> {
+    auto found = env.find(name);
+    return found == env.end() ? std::nullopt : std::optional<std::string>(found->second);
+  };
+  auto from_env = server::TokenTable::FromEnvironment(lookup);
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_EQ(*from_env->Authenticate(std::string("Bearer one")), "default");
+  EXPECT_EQ(*from_env->Authenticate(std::string("Bearer two")), "b");
+  env["OMNIGRAPH_SERVER_BEARER_TOKENS_AWS_SECRET"] = "arn";
+  EXPECT_FALSE(server::TokenTable::FromEnvironment(lookup).ok());
+  EXPECT_TRUE(server::IsTruthy(std::string(" yes ")));
+  EXPECT_FALSE(server::IsTruthy(std::string(" FALSE ")));
+  EXPECT_FALSE(server::IsTruthy(std::string("0")));
+  EXPECT_FALSE(server::IsTruthy(std::string("  ")));
+}
+
+TEST(ServerAdmission, EachActorHasItsOwnSlotsAndBytes) {
+  server::Admission admission(2, 100);
+  auto a1 = admission.TryAdmit("a", 10);
+  auto a2 = admission.TryAdmit("a", 10);
+  ASSERT_TRUE(a1 && a2);
+  EXPECT_FALSE(admission.TryAdmit("a", 1));
+  EXPECT_TRUE(admission.TryAdmit("b", 100));
+  EXPECT_FALSE(admission.TryAdmit("c", 101));
+  a1.reset();
+  auto a3 = admission.TryAdmit("a", 90);
+  EXPECT_TRUE(a3);
+  a3.reset();
+  EXPECT_FALSE(admission.TryAdmit("a", 91));
+}
+
+TEST(ServerRouter, SegmentsDecodeAfterSplittingAndLiteralsMatchRawText) {
+  server::Router router;
+  router.Add(server::Route{"POST", "/graphs/{graph_id}/branches/merge", nullptr});
+  router.Add(server::Route{"DELETE", "/graphs/{graph_id}/branches/{branch}", nullptr});
+  auto merge = router.Find("POST", "/graphs/g/branches/merge");
+  EXPECT_EQ(merge.outcome, server::RouteMatch::Outcome::kMatched);
+  auto slash = router.Find("DELETE", "/graphs/g/branches/feature%2Fx");
+  ASSERT_EQ(slash.outcome, server::RouteMatch::Outcome::kMatched);
+  EXPECT_EQ(slash.params.at("branch"), "feature/x");
+  auto wrong = router.Find("GET", "/graphs/g/branches/merge");
+  EXPECT_EQ(wrong.outcome, server::RouteMatch::Outcome::kWrongMethod);
+  EXPECT_EQ(wrong.allowed_methods, (std::vector<std::string>{"POST", "DELETE"}));
+  EXPECT_EQ(router.Find("GET", "/graphs/g/branches/%zz").outcome, server::RouteMatch::Outcome::kBadPath);
+  EXPECT_EQ(router.Find("DELETE", "/graphs/g/branches/").outcome, server::RouteMatch::Outcome::kNoRoute);
+}
+
+TEST(ServerEngineGate, TheEngineChecksEveryWriteAgain) {
+  TempDir dir;
+  auto graph = api::Omnigraph::Init(dir.path() + "/g", kSchema);
+  ASSERT_TRUE(graph.ok());
+  auto bundle = policy::ParseBundle(kPolicy, "p.yaml");
+  ASSERT_TRUE(bundle.ok()) << bundle.status().message();
+  (*graph)->set_policy(std::make_shared<policy::Evaluator>(std::move(*bundle)));
+  const std::string insert = "query add() { insert Doc { slug: \"e\", body: \"x\" } }";
+  auto anonymous = (*graph)->Mutate(insert, "q.gq", "", "{}", "main");
+  EXPECT_EQ(anonymous.status().code(), ErrorCode::kPolicyDenied);
+  EXPECT_EQ(anonymous.status().http_status(), 403);
+  ASSERT_TRUE((*graph)->set_actor("writer").ok());
+  auto writer = (*graph)->Mutate(insert, "q.gq", "", "{}", " main ");
+  EXPECT_EQ(writer.status().message(), "policy denied action 'change' on branch 'main' for actor 'writer'");
+  EXPECT_EQ((*graph)->BranchCreate("dev", "main").status().code(), ErrorCode::kPolicyDenied);
+  ASSERT_TRUE((*graph)->set_actor("admin").ok());
+  EXPECT_TRUE((*graph)->BranchCreate("dev", "main").ok());
+  EXPECT_TRUE((*graph)->Mutate(insert, "q.gq", "", "{}", "main").ok());
+  ASSERT_TRUE((*graph)->set_actor("reader").ok());
+  EXPECT_EQ((*graph)->BranchDelete("dev").code(), ErrorCode::kPolicyDenied);
+  EXPECT_EQ((*graph)->BranchMerge("dev", "main").status().code(), ErrorCode::kPolicyDenied);
+  EXPECT_EQ((*graph)->ApplySchema(kSchema, "s.pg", false).status().code(), ErrorCode::kPolicyDenied);
+}
+
+}  // namespace server_test
+}  // namespace omnigraph::testing
