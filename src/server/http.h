@@ -64,9 +64,13 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
-  // When set, the body is sent chunked from this producer and `body` is
-  // ignored.
+  // When set, the body comes from this producer and `body` is ignored:
+  // chunked, or with this exact Content-Length when `stream_length` is set
+  // (the producer must then yield exactly that many bytes).
   std::shared_ptr<BodyProducer> stream;
+  std::optional<uint64_t> stream_length;
+  // HEAD: the headers of the response GET would send, no body.
+  bool head_only = false;
 
   void AddHeader(std::string name, std::string value) { headers.emplace_back(std::move(name), std::move(value)); }
 };

@@ -130,13 +130,18 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Send(HttpResponse response) {
     if (owner_.stopping) keep_alive_ = false;
-    if (response.stream) return SendStream(std::move(response));
+    if (response.stream && !response.head_only) return SendStream(std::move(response));
     auto message = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(response.status), 11);
     message->set(http::field::content_type, response.content_type);
     for (const auto& [name, value] : response.headers) message->set(name, value);
-    message->body() = std::move(response.body);
     message->keep_alive(keep_alive_);
-    message->prepare_payload();
+    if (response.head_only) {
+      // HEAD answers GET's Content-Length without a body.
+      message->content_length(response.stream_length.value_or(response.body.size()));
+    } else {
+      message->body() = std::move(response.body);
+      message->prepare_payload();
+    }
     http::async_write(stream_, *message, [self = shared_from_this(), message](beast::error_code error, size_t) {
       if (error || !self->keep_alive_) return self->Close();
       self->ReadHeader();
@@ -157,7 +162,9 @@ class Session : public std::enable_shared_from_this<Session> {
     auto header = std::make_shared<http::response<http::empty_body>>(static_cast<http::status>(response.status), 11);
     header->set(http::field::content_type, response.content_type);
     for (const auto& [name, value] : response.headers) header->set(name, value);
-    header->chunked(true);
+    chunked_ = !response.stream_length;
+    if (chunked_) header->chunked(true);
+    else header->content_length(*response.stream_length);
     header->keep_alive(keep_alive_);
     auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*header);
     http::async_write_header(stream_, *serializer,
@@ -174,6 +181,18 @@ class Session : public std::enable_shared_from_this<Session> {
       bool more = self->producer_->next(chunk.get(), &failed);
       asio::post(self->stream_.get_executor(), [self, chunk, more, failed] {
         if (failed) return self->Close();  // no terminal chunk: the client sees truncation
+        if (!more && !self->chunked_) {
+          self->producer_.reset();
+          if (!self->keep_alive_) return self->Close();
+          return self->ReadHeader();
+        }
+        if (!self->chunked_) {
+          asio::async_write(self->stream_, asio::buffer(*chunk), [self, chunk](beast::error_code error, size_t) {
+            if (error) return self->Close();
+            self->NextChunk();
+          });
+          return;
+        }
         if (!more) {
           asio::async_write(self->stream_, http::make_chunk_last(), [self](beast::error_code error, size_t) {
             self->producer_.reset();
@@ -204,6 +223,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   uint64_t limit_ = kDefaultBodyLimit;
   std::shared_ptr<BodyProducer> producer_;
+  bool chunked_ = true;
 };
 
 }  // namespace

@@ -20,6 +20,8 @@ void Server::AddRoutes() {
       {"GET", "/openapi.json", HandleOpenApi, false},
       {"GET", "/graphs", HandleGraphList},
       {"GET", "/graphs/{graph_id}/snapshot", HandleSnapshot},
+      {"GET", "/graphs/{graph_id}/blob", HandleBlobGet},
+      {"HEAD", "/graphs/{graph_id}/blob", HandleBlobHead},
       {"POST", "/graphs/{graph_id}/query", HandleQuery},
       {"POST", "/graphs/{graph_id}/read", HandleLegacyRead},
       {"POST", "/graphs/{graph_id}/export", HandleExport},

@@ -6,6 +6,7 @@
 //                      ndjson, ingest), branches create/delete/merge,
 //                      schema apply, stored query invocation
 //   routes_changes.cc  changes feed, commit changes, changes baseline
+//   routes_blob.cc     GET and HEAD blob
 // Each handler runs the pipeline's step 4: policy, admission, body, engine.
 #pragma once
 
@@ -27,6 +28,8 @@ HttpResponse HandleQueriesCatalog(Exchange& exchange);
 HttpResponse HandleBranchList(Exchange& exchange);
 HttpResponse HandleCommitList(Exchange& exchange);
 HttpResponse HandleCommitShow(Exchange& exchange);
+HttpResponse HandleBlobGet(Exchange& exchange);
+HttpResponse HandleBlobHead(Exchange& exchange);
 
 HttpResponse HandleMutate(Exchange& exchange);
 HttpResponse HandleMutateIfGraphCommit(Exchange& exchange);

@@ -27,7 +27,7 @@ using nlohmann::json;
 using server::HttpRequest;
 using server::HttpResponse;
 
-constexpr const char* kSchema = "node Doc {\n  slug: String @key\n  body: String\n}\n";
+constexpr const char* kSchema = "node Doc {\n  slug: String @key\n  body: String\n  file: Blob?\n}\n";
 constexpr const char* kQueries =
     "query docs() {\n  match { $d: Doc }\n  return { $d.slug }\n  order { $d.slug }\n}\n"
     "query add($slug: String) {\n  insert Doc { slug: $slug, body: \"x\" }\n}\n";
@@ -77,7 +77,7 @@ class ServerTest : public ::testing::Test {
     const std::string graph_root = dir_.path() + "/graphs/g1.omni";
     auto graph = api::Omnigraph::Init(graph_root, kSchema);
     ASSERT_TRUE(graph.ok()) << graph.status().message();
-    ASSERT_TRUE((*graph)->Load(R"({"type":"Doc","data":{"slug":"d1","body":"seed"}})" "\n", "seed.jsonl",
+    ASSERT_TRUE((*graph)->Load(R"({"type":"Doc","data":{"slug":"d1","body":"seed","file":"base64:aGVsbG8gd29ybGQ="}})" "\n", "seed.jsonl",
                                api::LoadMode::kOverwrite)
                     .ok());
     ASSERT_TRUE((*graph)->BranchCreate("dev", "main").ok());
@@ -383,6 +383,71 @@ TEST_F(ServerTest, LoadCreatesAMissingBranchOnlyFromAGivenBase) {
   EXPECT_EQ(receipt["base_branch"], "main");
   EXPECT_EQ(receipt["actor_id"], "admin");
   EXPECT_EQ(Slugs("feature"), (std::vector<std::string>{"d1", "l1"}));
+}
+
+// The body a streamed response produces.
+std::string Drain(const HttpResponse& response) {
+  if (!response.stream) return response.body;
+  std::string body, chunk;
+  bool failed = false;
+  while (response.stream->next(&chunk, &failed)) body += chunk;
+  EXPECT_FALSE(failed);
+  return body;
+}
+
+std::optional<std::string> Header(const HttpResponse& response, const std::string& name) {
+  for (const auto& [field, value] : response.headers) {
+    if (field == name) return value;
+  }
+  return std::nullopt;
+}
+
+TEST_F(ServerTest, BlobsStreamWithTheirTagRangesAndConditions) {
+  Boot();
+  const std::string blob = "/graphs/g1/blob?entity=node&type=Doc&id=d1&property=file";
+  HttpResponse whole = Call("GET", blob, "tok-a");
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(Drain(whole), "hello world");
+  EXPECT_EQ(whole.stream_length, 11u);
+  EXPECT_EQ(whole.content_type, "application/octet-stream");
+  std::string etag = *Header(whole, "ETag");
+  EXPECT_EQ(Header(whole, "Accept-Ranges"), "bytes");
+  EXPECT_TRUE(Header(whole, "Omnigraph-Snapshot-Id").has_value());
+
+  HttpResponse part = Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=6-"}});
+  EXPECT_EQ(part.status, 206);
+  EXPECT_EQ(Drain(part), "world");
+  EXPECT_EQ(Header(part, "Content-Range"), "bytes 6-10/11");
+  EXPECT_EQ(Drain(Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=-5"}})), "world");
+  EXPECT_EQ(Drain(Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=0-4"}})), "hello");
+  // Several ranges, or another unit: the whole value.
+  HttpResponse multi = Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=0-1,3-4"}});
+  EXPECT_EQ(multi.status, 200);
+  EXPECT_EQ(Drain(multi), "hello world");
+  HttpResponse past = Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=11-"}});
+  EXPECT_EQ(past.status, 416);
+  EXPECT_EQ(Header(past, "Content-Range"), "bytes */11");
+  EXPECT_EQ(Body(past)["blob_range"], (json{{"start", 11}, {"end", 11}, {"length", 11}}));
+  // If-Range with another validator: the whole value.
+  EXPECT_EQ(Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=6-"}, {"If-Range", "\"other\""}}).status, 200);
+  EXPECT_EQ(Call("GET", blob, "tok-a", std::nullopt, {{"Range", "bytes=6-"}, {"If-Range", etag}}).status, 206);
+
+  HttpResponse stale = Call("GET", blob, "tok-a", std::nullopt, {{"If-Match", "\"nope\""}});
+  EXPECT_EQ(stale.status, 412);
+  EXPECT_EQ(Body(stale)["precondition_failure"], (json{{"expected", "\"nope\""}, {"actual", etag}}));
+  EXPECT_EQ(Call("GET", blob, "tok-a", std::nullopt, {{"If-Match", "\"x\", " + etag}}).status, 200);
+  EXPECT_EQ(Call("GET", blob, "tok-a", std::nullopt, {{"If-Match", "W/" + etag}}).status, 412);
+  EXPECT_EQ(Call("GET", blob, "tok-a", std::nullopt, {{"If-None-Match", "W/" + etag}}).status, 304);
+  EXPECT_EQ(Call("GET", blob, "tok-a", std::nullopt, {{"If-None-Match", "*"}}).status, 304);
+
+  HttpResponse head = Call("HEAD", blob, "tok-a", std::nullopt, {{"Range", "bytes=6-"}});
+  EXPECT_EQ(head.status, 200);
+  EXPECT_TRUE(head.head_only);
+  EXPECT_EQ(head.stream_length, 11u);
+
+  EXPECT_EQ(Call("GET", "/graphs/g1/blob?entity=node&type=Doc&id=d1", "tok-a").status, 400);
+  EXPECT_EQ(Call("GET", "/graphs/g1/blob?entity=node&type=Doc&id=zz&property=file", "tok-a").status, 404);
+  EXPECT_EQ(Call("GET", blob + "&branch=main", "tok-r").status, 403);
 }
 
 TEST(ServerRuntime, TheRuntimeStateMatrix) {
