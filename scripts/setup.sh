@@ -12,7 +12,7 @@ PACKAGES=(
   nlohmann-json3-dev libsimdjson-dev libfmt-dev
   libflatbuffers-dev flatbuffers-compiler libxxhash-dev
   libre2-dev libcli11-dev libstemmer-dev libyaml-cpp-dev jq libssl-dev
-  libboost1.74-dev libboost-system1.74-dev
+  libboost1.74-dev libboost-system1.74-dev wrk
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

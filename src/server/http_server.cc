@@ -34,14 +34,16 @@ constexpr uint32_t kHeaderLimit = 64 * 1024;
 struct HttpServer::Impl {
   Impl(Server& server, const TransportOptions& options)
       : server(server), options(options), acceptor(io), signals(io, SIGINT, SIGTERM),
-        workers(static_cast<size_t>(std::max(1, options.worker_threads))) {}
+        read_workers(static_cast<size_t>(std::max(1, options.read_threads))),
+        write_workers(static_cast<size_t>(std::max(1, options.write_threads))) {}
 
   Server& server;
   TransportOptions options;
   asio::io_context io;
   tcp::acceptor acceptor;
   asio::signal_set signals;
-  asio::thread_pool workers;
+  asio::thread_pool read_workers;
+  asio::thread_pool write_workers;
   std::atomic<bool> stopping{false};
   std::atomic<int> in_flight{0};
 
@@ -78,7 +80,9 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto& header = parser_->get();
     std::string target(header.target());
     std::string path = target.substr(0, target.find('?'));
-    uint64_t limit = owner_.server.BodyLimit(std::string(header.method_string()), path);
+    Server::RouteTraits traits = owner_.server.TraitsOf(std::string(header.method_string()), path);
+    uint64_t limit = traits.body_limit;
+    writes_ = traits.writes;
     keep_alive_ = header.keep_alive();
     if (parser_->content_length() && *parser_->content_length() > limit) {
       return SendAndClose(PayloadTooLarge("request_body_bytes", limit, *parser_->content_length()));
@@ -119,7 +123,7 @@ class Session : public std::enable_shared_from_this<Session> {
     request->body = std::move(message.body());
     keep_alive_ = message.keep_alive();
     ++owner_.in_flight;
-    asio::post(owner_.workers, [self = shared_from_this(), request] {
+    asio::post(writes_ ? owner_.write_workers : owner_.read_workers, [self = shared_from_this(), request] {
       HttpResponse response = self->owner_.server.Handle(*request);
       asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
         --self->owner_.in_flight;
@@ -175,7 +179,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void NextChunk() {
-    asio::post(owner_.workers, [self = shared_from_this()] {
+    asio::post(owner_.read_workers, [self = shared_from_this()] {
       auto chunk = std::make_shared<std::string>();
       bool failed = false;
       bool more = self->producer_->next(chunk.get(), &failed);
@@ -224,6 +228,7 @@ class Session : public std::enable_shared_from_this<Session> {
   uint64_t limit_ = kDefaultBodyLimit;
   std::shared_ptr<BodyProducer> producer_;
   bool chunked_ = true;
+  bool writes_ = false;
 };
 
 }  // namespace
@@ -233,6 +238,10 @@ void HttpServer::Impl::Accept() {
     if (error) {
       if (!acceptor.is_open()) return;  // stopping
     } else {
+      // Responses are written whole; waiting to coalesce them only adds
+      // latency to every keep-alive request.
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
       std::make_shared<Session>(std::move(socket), *this)->Start();
     }
     Accept();
@@ -261,7 +270,10 @@ void HttpServer::Impl::DrainThenStop(std::shared_ptr<asio::steady_timer> timer,
 HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 HttpServer::~HttpServer() {
-  if (impl_) impl_->workers.join();
+  if (impl_) {
+    impl_->read_workers.join();
+    impl_->write_workers.join();
+  }
 }
 
 Result<std::unique_ptr<HttpServer>> HttpServer::Bind(Server& server, const TransportOptions& options) {
@@ -302,8 +314,12 @@ void HttpServer::Run() {
     if (!error) impl_->BeginStop();
   });
   impl_->Accept();
+  // Socket work is light next to engine work, which runs on the workers:
+  // half the cores keep the io threads from competing with the workers.
+  int io_threads = impl_->options.io_threads;
+  if (io_threads <= 0) io_threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / 2);
   std::vector<std::thread> threads;
-  for (int i = 1; i < std::max(1, impl_->options.io_threads); ++i) threads.emplace_back([this] { impl_->io.run(); });
+  for (int i = 1; i < io_threads; ++i) threads.emplace_back([this] { impl_->io.run(); });
   impl_->io.run();
   for (std::thread& thread : threads) thread.join();
 }

@@ -14,8 +14,11 @@ namespace omnigraph::server {
 
 struct TransportOptions {
   std::string bind = "127.0.0.1:8080";  // "ip:port"; port 0 picks a free port
-  int io_threads = 2;
-  int worker_threads = 8;
+  int io_threads = 0;  // 0: half the cores, at least one
+  // Engine workers for reads, and separately for writes: writes queue on
+  // their graph's write gate, and must never starve the reads of workers.
+  int read_threads = 8;
+  int write_threads = 4;
   // Seconds a keep-alive connection may sit idle between requests.
   int idle_timeout_seconds = 60;
 };

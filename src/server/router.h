@@ -32,6 +32,9 @@ struct Route {
   bool authenticated = true;
   // The largest request body accepted, in bytes.
   uint64_t body_limit = kDefaultBodyLimit;
+  // Runs on the write workers: a write waits for its graph's write gate,
+  // and must not take a worker that reads need.
+  bool writes = false;
   std::vector<std::string> segments;  // pattern split on '/'
 };
 

@@ -14,7 +14,9 @@ void Server::AddRoutes() {
     Handler handler;
     bool authenticated = true;
     uint64_t body_limit = kDefaultBodyLimit;
+    bool writes = false;
   };
+  constexpr bool kWrites = true;
   const Entry entries[] = {
       {"GET", "/healthz", HandleHealth, false},
       {"GET", "/openapi.json", HandleOpenApi, false},
@@ -25,21 +27,21 @@ void Server::AddRoutes() {
       {"POST", "/graphs/{graph_id}/query", HandleQuery},
       {"POST", "/graphs/{graph_id}/read", HandleLegacyRead},
       {"POST", "/graphs/{graph_id}/export", HandleExport},
-      {"POST", "/graphs/{graph_id}/mutate", HandleMutate},
-      {"POST", "/graphs/{graph_id}/mutate/if-graph-commit", HandleMutateIfGraphCommit},
-      {"POST", "/graphs/{graph_id}/change", HandleLegacyChange},
+      {"POST", "/graphs/{graph_id}/mutate", HandleMutate, true, kDefaultBodyLimit, kWrites},
+      {"POST", "/graphs/{graph_id}/mutate/if-graph-commit", HandleMutateIfGraphCommit, true, kDefaultBodyLimit, kWrites},
+      {"POST", "/graphs/{graph_id}/change", HandleLegacyChange, true, kDefaultBodyLimit, kWrites},
       {"GET", "/graphs/{graph_id}/queries", HandleQueriesCatalog},
       {"POST", "/graphs/{graph_id}/queries/{name}", HandleStoredQuery},
-      {"POST", "/graphs/{graph_id}/queries/{name}/if-graph-commit", HandleStoredQueryIfGraphCommit},
+      {"POST", "/graphs/{graph_id}/queries/{name}/if-graph-commit", HandleStoredQueryIfGraphCommit, true, kDefaultBodyLimit, kWrites},
       {"GET", "/graphs/{graph_id}/schema", HandleSchemaGet},
       {"POST", "/graphs/{graph_id}/schema/apply", HandleSchemaApply},
-      {"POST", "/graphs/{graph_id}/load", HandleLoad, true, kLoadBodyLimit},
-      {"POST", "/graphs/{graph_id}/load/ndjson", HandleLoadNdjson, true, kLoadBodyLimit},
-      {"POST", "/graphs/{graph_id}/ingest", HandleLegacyIngest, true, kLoadBodyLimit},
+      {"POST", "/graphs/{graph_id}/load", HandleLoad, true, kLoadBodyLimit, kWrites},
+      {"POST", "/graphs/{graph_id}/load/ndjson", HandleLoadNdjson, true, kLoadBodyLimit, kWrites},
+      {"POST", "/graphs/{graph_id}/ingest", HandleLegacyIngest, true, kLoadBodyLimit, kWrites},
       {"GET", "/graphs/{graph_id}/branches", HandleBranchList},
-      {"POST", "/graphs/{graph_id}/branches", HandleBranchCreate},
-      {"POST", "/graphs/{graph_id}/branches/merge", HandleBranchMerge},
-      {"DELETE", "/graphs/{graph_id}/branches/{branch}", HandleBranchDelete},
+      {"POST", "/graphs/{graph_id}/branches", HandleBranchCreate, true, kDefaultBodyLimit, kWrites},
+      {"POST", "/graphs/{graph_id}/branches/merge", HandleBranchMerge, true, kDefaultBodyLimit, kWrites},
+      {"DELETE", "/graphs/{graph_id}/branches/{branch}", HandleBranchDelete, true, kDefaultBodyLimit, kWrites},
       {"GET", "/graphs/{graph_id}/commits", HandleCommitList},
       {"GET", "/graphs/{graph_id}/commits/{commit_id}", HandleCommitShow},
       {"GET", "/graphs/{graph_id}/commits/{commit_id}/changes", HandleCommitChanges},
@@ -53,6 +55,7 @@ void Server::AddRoutes() {
     route.handler = entry.handler;
     route.authenticated = entry.authenticated;
     route.body_limit = entry.body_limit;
+    route.writes = entry.writes;
     router_.Add(std::move(route));
   }
 }

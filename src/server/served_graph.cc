@@ -28,14 +28,16 @@ Result<std::unique_ptr<ServedGraph>> ServedGraph::Open(std::string id, std::stri
   graph->id_ = std::move(id);
   graph->root_ = std::move(root);
   graph->policy_ = std::move(policy);
+  OG_ASSIGN_OR_RETURN(graph->writer_, api::Omnigraph::Open(graph->root_));
+  // The engine checks every write again (defence in depth, §2.4).
+  graph->writer_->set_policy(graph->policy_);
   for (size_t i = 0; i < std::max<size_t>(pool_size, 1); ++i) {
     OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> handle, api::Omnigraph::Open(graph->root_));
-    // The engine checks every write again (defence in depth, §2.4).
     handle->set_policy(graph->policy_);
     graph->idle_.push_back(handle.get());
     graph->handles_.push_back(std::move(handle));
   }
-  OG_ASSIGN_OR_RETURN(auto catalog, graph->handles_.front()->Catalog());
+  OG_ASSIGN_OR_RETURN(auto catalog, graph->writer_->Catalog());
   std::vector<std::string> failures;
   for (const auto& [name, source] : queries) {
     std::string file_name = name + ".gq";

@@ -2,12 +2,12 @@
 // stored queries (spec/server.md §1.7, cluster.md §5).
 //
 // Engine handles are not shared between threads: the graph keeps a small
-// pool and lends one handle to one request at a time. Readers take no gate
-// beyond borrowing a handle. Writers also take the graph's write gate, so
-// their effect windows serialize in-process (one writer process per graph
-// is the supported topology; a foreign writer is caught by the manifest
-// CAS), and the actor is set on the borrowed handle only while the gate
-// is held.
+// pool of reader handles and lends one to one read at a time, and one
+// writer handle used only under the graph's write gate, so writes' effect
+// windows serialize in-process (one writer process per graph is the
+// supported topology; a foreign writer is caught by the manifest CAS) and
+// every write starts from the state the previous one left in the writer's
+// caches. The actor is set on the writer only while the gate is held.
 #pragma once
 
 #include <condition_variable>
@@ -35,7 +35,8 @@ struct StoredQuery {
 
 class ServedGraph {
  public:
-  // Opens `root` with `pool_size` handles (at least 1). `queries` maps a
+  // Opens `root` with one writer handle and `pool_size` reader handles (at
+  // least 1). `queries` maps a
   // stored query's name to its file's source; each is parsed and its
   // declaration selected, then type-checked against the live schema.
   // Errors: those of api::Omnigraph::Open; InvalidArgument "graph '<g>': N
@@ -60,16 +61,15 @@ class ServedGraph {
     return work(*lease.handle);
   }
 
-  // Runs `work` with a borrowed handle under the write gate, with the
+  // Runs `work` with the writer handle under the write gate, with the
   // handle's actor set to `actor` for the duration.
   template <typename T>
   T Write(const std::optional<std::string>& actor, const std::function<T(api::Omnigraph&)>& work) {
     std::lock_guard<std::mutex> gate(write_gate_);
-    Lease lease(this);
-    Status set = lease.handle->set_actor(actor);
+    Status set = writer_->set_actor(actor);
     if (!set.ok()) return T(set);
-    T result = work(*lease.handle);
-    (void)lease.handle->set_actor(std::nullopt);
+    T result = work(*writer_);
+    (void)writer_->set_actor(std::nullopt);
     return result;
   }
 
@@ -88,7 +88,8 @@ class ServedGraph {
   std::shared_ptr<const policy::Evaluator> policy_;
   std::map<std::string, StoredQuery> queries_;
 
-  std::vector<std::unique_ptr<api::Omnigraph>> handles_;
+  std::unique_ptr<api::Omnigraph> writer_;  // guarded by write_gate_
+  std::vector<std::unique_ptr<api::Omnigraph>> handles_;  // readers
   std::mutex pool_mutex_;
   std::condition_variable pool_changed_;
   std::vector<api::Omnigraph*> idle_;

@@ -142,9 +142,10 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
   return server;
 }
 
-uint64_t Server::BodyLimit(std::string_view method, std::string_view path) const {
+Server::RouteTraits Server::TraitsOf(std::string_view method, std::string_view path) const {
   RouteMatch match = router_.Find(method, path);
-  return match.route != nullptr ? match.route->body_limit : kDefaultBodyLimit;
+  if (match.route == nullptr) return RouteTraits{};
+  return RouteTraits{match.route->body_limit, match.route->writes};
 }
 
 HttpResponse Server::Handle(HttpRequest& request) {

@@ -62,9 +62,14 @@ class Server {
   // Runs the whole pipeline for one request. Thread-safe.
   HttpResponse Handle(HttpRequest& request);
 
-  // The body limit of the route `method path` would match, in bytes (the
-  // transport enforces it while reading).
-  uint64_t BodyLimit(std::string_view method, std::string_view path) const;
+  // What the transport needs to know of the route `method path` would
+  // match before it reads the body: its body limit in bytes (enforced while
+  // reading) and whether it writes (run on the write workers).
+  struct RouteTraits {
+    uint64_t body_limit = kDefaultBodyLimit;
+    bool writes = false;
+  };
+  RouteTraits TraitsOf(std::string_view method, std::string_view path) const;
 
   RuntimeState runtime_state() const { return runtime_state_; }
   const std::map<std::string, std::unique_ptr<ServedGraph>>& graphs() const { return graphs_; }
