@@ -3,6 +3,8 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -67,7 +69,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadHeader() {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(kDefaultBodyLimit);
+    // No limit while reading the header: Beast would fail the header read
+    // itself when Content-Length exceeds the limit, and the connection
+    // would close without a response. OnHeader applies the route's limit
+    // (413 for a declared length over it; the parser's limit for chunked).
+    // Not boost::none: Boost 1.74 compares `length > none` as true.
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
     stream_.expires_after(std::chrono::seconds(owner_.options.idle_timeout_seconds));
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code error, size_t) { self->OnHeader(error); });
