@@ -1,5 +1,6 @@
 #include "server/http_server.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -29,6 +30,9 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
+// How long a connection refused mid-upload keeps reading (and discarding)
+// what the client still sends, so the refusal reaches it.
+constexpr auto kLingerTimeout = std::chrono::seconds(5);
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 
 }  // namespace
@@ -145,14 +149,36 @@ class Session : public std::enable_shared_from_this<Session> {
     message->keep_alive(keep_alive_);
     message->prepare_payload();
     http::async_write(stream_, *message, [self = shared_from_this(), message](beast::error_code error, size_t) {
+      if (!error && self->linger_) return self->LingeringClose();
       if (error || !self->keep_alive_) return self->Close();
       self->ReadHeader();
     });
   }
 
+  // For a refusal before the body was read (413): the client may still be
+  // sending, and closing a socket with unread input makes the kernel reset
+  // the connection, which can discard the response before the client reads
+  // it. So half-close, then read and discard until the client closes too or
+  // a short timeout passes (RFC 9112 §9.6).
   void SendAndClose(HttpResponse response) {
     keep_alive_ = false;
+    linger_ = true;
     Send(std::move(response));
+  }
+
+  void LingeringClose() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTimeout);
+    DiscardInput();
+  }
+
+  void DiscardInput() {
+    auto scratch = std::make_shared<std::array<char, 64 * 1024>>();
+    stream_.async_read_some(asio::buffer(*scratch), [self = shared_from_this(), scratch](beast::error_code error, size_t) {
+      if (error) return self->Close();  // EOF, reset or the timeout
+      self->DiscardInput();
+    });
   }
 
   // A streamed body: the header with chunked encoding, then one chunk per
@@ -210,6 +236,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
   uint64_t limit_ = kDefaultBodyLimit;
+  bool linger_ = false;
   std::shared_ptr<BodyProducer> producer_;
 };
 
