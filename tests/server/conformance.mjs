@@ -36,6 +36,10 @@ const ALLOWED_EXTRA = {
   wrong_method: { 405: 'server.md §1.3: wrong method → 405 (JSON ErrorOutput per §1.3 recommendation)' },
   unknown_path: { 404: 'server.md §1.3: unknown path → 404' },
   precondition: { 400: 'server.md §1.2: malformed Omnigraph-If-Graph-Commit → 400' },
+  engine_error: {
+    400: 'server.md §1.5: engine BadRequest (e.g. deleting main) → 400',
+    404: 'server.md §1.5: branch not found → 404',
+  },
   off_contract: { 200: 'server.md §1.2: GET /openapi.json is served but not itself in the document' },
 };
 
@@ -347,6 +351,73 @@ async function edgeCases(opOf) {
 }
 
 // ---------------------------------------------------------------------------
+// Route semantics server.md §1.2 pins, with exact statuses (and messages
+// where the text is contractual).
+// ---------------------------------------------------------------------------
+
+async function semanticChecks(opOf) {
+  const post = (path, body, headers = {}) => ({ method: 'POST', path, headers: { ...ADMIN, ...JSON_CT, ...headers }, body: json(body) });
+  const op = (key) => opOf(key);
+  const stored = op('POST /graphs/{graph_id}/queries/{name}');
+  const storedCond = op('POST /graphs/{graph_id}/queries/{name}/if-graph-commit');
+
+  // Stored queries: the body is optional; mutation + snapshot and an
+  // expect_mutation mismatch are 400; only mutations take the header.
+  const noBody = await exchange('stored read without a body', 'ok', stored, { method: 'POST', path: '/graphs/g1/queries/people', headers: ADMIN }, 200);
+  if (noBody.body) check.expect(noBody.body.query_name === 'people', `stored read without a body runs people (got ${noBody.body.query_name})`);
+  await exchange('stored mutation against a snapshot', 'ok', stored, post('/graphs/g1/queries/add_person', { params: { name: 'q1', age: 1 }, snapshot: ctx.head }), 400);
+  await exchange('stored mutation with expect_mutation false', 'ok', stored, post('/graphs/g1/queries/add_person', { params: { name: 'q2', age: 1 }, expect_mutation: false }), 400);
+  await exchange('stored read with expect_mutation true', 'ok', stored, post('/graphs/g1/queries/people', { expect_mutation: true }), 400);
+  await exchange('stored read on the conditional route', 'precondition', storedCond,
+    post('/graphs/g1/queries/people/if-graph-commit', {}, { 'omnigraph-if-graph-commit': ctx.head }), 400);
+
+  // /query refuses mutation source; /mutate refuses the header (above).
+  await exchange('/query with a mutation', 'ok', op('POST /graphs/{graph_id}/query'),
+    post('/graphs/g1/query', { query: ADD_SOURCE, params: { name: 'q3', age: 1 } }), 400);
+
+  // Change feed: exactly one of cursor/start/page_token, contractual prefix.
+  for (const query of ['branch=main&start=beginning&cursor=x', 'branch=main']) {
+    const r = await exchange(`/changes?${query}`, 'ok', op('GET /graphs/{graph_id}/changes'),
+      { method: 'GET', path: `/graphs/g1/changes?${query}`, headers: ADMIN }, 400);
+    if (r.body) check.expect(r.body.error.startsWith('change cursor rejected: '), `/changes?${query}: "change cursor rejected: " prefix (got ${r.body.error})`);
+  }
+  await exchange('commit changes with an unknown query parameter', 'ok', op('GET /graphs/{graph_id}/commits/{commit_id}/changes'),
+    { method: 'GET', path: `/graphs/g1/commits/${ctx.head}/changes?bogus=1`, headers: ADMIN }, 400);
+
+  // Load into a missing branch: 404 without `from`, created with it.
+  const load = op('POST /graphs/{graph_id}/load');
+  const team = (slug) => `{"type":"Team","data":{"slug":"${slug}"}}\n`;
+  await exchange('load into a missing branch without from', 'engine_error', load, post('/graphs/g1/load', { branch: 'newb', data: team('n1') }), 404);
+  const created = await exchange('load/ndjson into a missing branch with from', 'ok', op('POST /graphs/{graph_id}/load/ndjson'),
+    { method: 'POST', path: '/graphs/g1/load/ndjson?branch=newb&from=main', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: team('n2') }, 200);
+  if (created.body) check.expect(created.body.branch_created === true && created.body.branch === 'newb', `load/ndjson created branch newb (got ${json({ branch: created.body.branch, branch_created: created.body.branch_created })})`);
+
+  // Export: closed request object, unknown type, unknown branch.
+  const exp = op('POST /graphs/{graph_id}/export');
+  await exchange('export with an unknown request field', 'ok', exp, post('/graphs/g1/export', { branch: 'main', type_names: [], bogus: 1 }), 400);
+  await exchange('export of an unknown type', 'ok', exp, post('/graphs/g1/export', { branch: 'main', type_names: ['Nope'] }), 400);
+  await exchange('export of an unknown branch', 'ok', exp, post('/graphs/g1/export', { branch: 'nobranch' }), 404);
+
+  // Branch delete: unknown → 404; main cannot be deleted (the contract
+  // lists no 400 for this operation; server.md §1.5 maps it to 400).
+  const del = op('DELETE /graphs/{graph_id}/branches/{branch}');
+  await exchange('delete an unknown branch', 'ok', del, { method: 'DELETE', path: '/graphs/g1/branches/nobranch', headers: ADMIN }, 404);
+  await exchange('delete main', 'engine_error', del, { method: 'DELETE', path: '/graphs/g1/branches/main', headers: ADMIN }, 400);
+
+  // The token alone decides the actor: X-Actor-Id is ignored.
+  const spoof = await exchange('mutate with X-Actor-Id: reader', 'ok', op('POST /graphs/{graph_id}/mutate'),
+    post('/graphs/g1/mutate', { query: ADD_SOURCE, params: { name: 'q4', age: 1 }, branch: 'newb' }, { 'x-actor-id': 'reader' }), 200);
+  if (spoof.body) check.expect(spoof.body.actor_id === 'admin', `X-Actor-Id ignored: actor_id admin (got ${spoof.body.actor_id})`);
+
+  // /healthz needs no token and ignores a bad one.
+  await exchange('healthz with a bad token', 'ok', op('GET /healthz'), { method: 'GET', path: '/healthz', headers: { authorization: 'Bearer nope' } }, 200);
+
+  // 405 names the allowed methods.
+  const wrong = await request(BASE, { method: 'PUT', path: '/graphs/g1/snapshot', headers: ADMIN });
+  check.expect(wrong.headers.allow === 'GET', `405 carries Allow: GET (got ${wrong.headers.allow})`);
+}
+
+// ---------------------------------------------------------------------------
 
 async function main() {
   const ops = operations(spec);
@@ -381,6 +452,8 @@ async function main() {
   }
 
   await edgeCases(opOf);
+  await refreshHead();
+  await semanticChecks(opOf);
 
   // The served OpenAPI document is the contract file itself.
   const served = await exchange('GET /openapi.json', 'off_contract', undefined, { method: 'GET', path: '/openapi.json' }, 200);
