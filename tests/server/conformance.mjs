@@ -418,6 +418,41 @@ async function semanticChecks(opOf) {
 }
 
 // ---------------------------------------------------------------------------
+// Admission (server.md §1.7), against a second server booted with
+// OMNIGRAPH_PER_ACTOR_BYTES_MAX=64: every admission-gated write estimates
+// more than 64 bytes (query text + params, body length, 256 for branch
+// operations), so each gets 429 with Retry-After: 60; reads are not gated.
+// Schema apply is left out: cluster serving answers it 409 regardless.
+// ---------------------------------------------------------------------------
+
+async function admissionChecks(opOf) {
+  const post = (path, body) => ({ method: 'POST', path, headers: { ...ADMIN, ...JSON_CT }, body: json(body) });
+  const mutation = { query: ADD_SOURCE, params: { name: 'adm', age: 1 }, branch: 'main' };
+  const head = await refreshHead();
+  const gated = [
+    ['POST /graphs/{graph_id}/mutate', post('/graphs/g1/mutate', mutation)],
+    ['POST /graphs/{graph_id}/change', post('/graphs/g1/change', mutation)],
+    ['POST /graphs/{graph_id}/mutate/if-graph-commit', { ...post('/graphs/g1/mutate/if-graph-commit', mutation), headers: { ...ADMIN, ...JSON_CT, 'omnigraph-if-graph-commit': head } }],
+    ['POST /graphs/{graph_id}/queries/{name}', post('/graphs/g1/queries/add_person', { params: { name: 'adm', age: 1 } })],
+    ['POST /graphs/{graph_id}/load', post('/graphs/g1/load', { branch: 'main', data: '{"type":"Team","data":{"slug":"admission-check"}}\n' })],
+    ['POST /graphs/{graph_id}/ingest', post('/graphs/g1/ingest', { branch: 'main', data: '{"type":"Team","data":{"slug":"admission-check"}}\n' })],
+    ['POST /graphs/{graph_id}/load/ndjson', { method: 'POST', path: '/graphs/g1/load/ndjson?branch=main', headers: { ...ADMIN, 'content-type': 'application/x-ndjson' }, body: '{"type":"Team","data":{"slug":"admission-check-1"}}\n{"type":"Team","data":{"slug":"admission-check-2"}}\n' }],
+    ['POST /graphs/{graph_id}/branches', post('/graphs/g1/branches', { name: 'adm', from: 'main' })],
+    ['POST /graphs/{graph_id}/branches/merge', post('/graphs/g1/branches/merge', { source: 'main', target: 'main' })],
+    ['DELETE /graphs/{graph_id}/branches/{branch}', { method: 'DELETE', path: '/graphs/g1/branches/adm', headers: ADMIN }],
+  ];
+  for (const [key, req] of gated) {
+    const { res, body } = await exchange(`${key} [admission]`, 'ok', opOf(key), req, 429);
+    if (!res || res.status !== 429) continue;
+    check.expect(res.headers['retry-after'] === '60', `${key} [admission]: Retry-After: 60 (got ${res.headers['retry-after']})`);
+    if (body) check.expect(body.code === 'too_many_requests', `${key} [admission]: code too_many_requests (got ${body.code})`);
+  }
+  await exchange('query under a tiny admission budget', 'ok', opOf('POST /graphs/{graph_id}/query'),
+    post('/graphs/g1/query', { query: PEOPLE_SOURCE, branch: 'main' }), 200);
+  check.expect(await refreshHead() === head, 'refused writes left main\'s head unchanged');
+}
+
+// ---------------------------------------------------------------------------
 
 async function main() {
   const ops = operations(spec);
@@ -431,6 +466,11 @@ async function main() {
   for (const c of CASES) check.expect(opOf(c.key) !== undefined, `case ${c.key} is an operation of the contract`);
 
   await refreshHead();
+  if (process.env.OG_PHASE === 'admission') {
+    await admissionChecks(opOf);
+    check.done();
+    return;
+  }
   // Variants first: none of them may change anything.
   const headBefore = ctx.head;
   const seen = new Set();

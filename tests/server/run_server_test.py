@@ -198,10 +198,11 @@ def build_cluster(omnigraph, root):
 # The server process.
 # ---------------------------------------------------------------------------
 
-def start_server(server_binary, root, openapi, log_path):
+def start_server(server_binary, root, openapi, log_path, env_extra=None):
     """Boots the server on port 0; returns (process, "ip:port")."""
     env = dict(os.environ)
     env["OMNIGRAPH_SERVER_BEARER_TOKENS_JSON"] = json.dumps(TOKENS)
+    env.update(env_extra or {})
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [server_binary, "--cluster", root, "--bind", "127.0.0.1:0", "--openapi", openapi],
@@ -233,6 +234,32 @@ def run_node(script, args, env_extra):
     return subprocess.run(["node", os.path.join(HERE, script), *args], env=env).returncode
 
 
+def serve_and_run(script, server_binary, root, openapi, log_path, server_env=None, script_env=None):
+    """One server lifetime: boot, run the Node script, SIGTERM. Returns a
+    list of failure lines (empty = pass)."""
+    proc, addr = start_server(server_binary, root, openapi, log_path, server_env)
+    try:
+        env = {
+            "OG_BASE_URL": f"http://{addr}",
+            "OG_TOKENS_JSON": json.dumps(TOKENS),
+            "OG_SCHEMA_SOURCE": SCHEMA,
+            "OG_QUERY_NAMES": json.dumps(sorted(QUERIES)),
+        }
+        env.update(script_env or {})
+        rc = run_node(script, [openapi], env)
+    finally:
+        exit_status = stop_server(proc)
+    print(f"server exit status after SIGTERM: {exit_status}")
+    failures = []
+    if rc != 0:
+        failures.append(f"FAIL: {script} exited {rc}")
+    if exit_status != 0:
+        failures.append(f"FAIL: server exit status after SIGTERM is {exit_status}, expected 0")
+    if failures:
+        failures.append("---- server log (tail) ----\n" + "".join(open(log_path).readlines()[-40:]))
+    return failures
+
+
 def server_mode(mode, omnigraph, server_binary, openapi):
     script = {"conformance": "conformance.mjs", "policy_routes": "policy_routes.mjs"}[mode]
     work = tempfile.mkdtemp(prefix=f"og-server-{mode}-")
@@ -240,31 +267,17 @@ def server_mode(mode, omnigraph, server_binary, openapi):
     try:
         root = os.path.join(work, "cluster")
         build_cluster(omnigraph, root)
-        log_path = os.path.join(work, "server.log")
-        proc, addr = start_server(server_binary, root, openapi, log_path)
-        try:
-            rc = run_node(script, [openapi], {
-                "OG_BASE_URL": f"http://{addr}",
-                "OG_TOKENS_JSON": json.dumps(TOKENS),
-                "OG_SCHEMA_SOURCE": SCHEMA,
-                "OG_QUERY_NAMES": json.dumps(sorted(QUERIES)),
-            })
-        finally:
-            exit_status = stop_server(proc)
-        print(f"server exit status after SIGTERM: {exit_status}")
-        failed = False
-        if rc != 0:
-            print(f"FAIL: {script} exited {rc}")
-            failed = True
-        if exit_status != 0:
-            print(f"FAIL: server exit status after SIGTERM is {exit_status}, expected 0")
-            failed = True
-        if failed:
-            print("---- server log (tail) ----")
-            print("".join(open(log_path).readlines()[-40:]))
-            return 1
-        ok = True
-        return 0
+        failures = serve_and_run(script, server_binary, root, openapi, os.path.join(work, "server.log"))
+        if mode == "conformance":
+            # A second boot with a 64-byte per-actor budget: every gated
+            # write gets 429 (server.md §1.7).
+            failures += serve_and_run(script, server_binary, root, openapi, os.path.join(work, "server-admission.log"),
+                                      server_env={"OMNIGRAPH_PER_ACTOR_BYTES_MAX": "64"},
+                                      script_env={"OG_PHASE": "admission"})
+        for line in failures:
+            print(line)
+        ok = not failures
+        return 0 if ok else 1
     finally:
         if ok or os.environ.get("OG_KEEP_WORK") != "1":
             shutil.rmtree(work, ignore_errors=True)
