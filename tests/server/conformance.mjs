@@ -412,9 +412,66 @@ async function semanticChecks(opOf) {
   // /healthz needs no token and ignores a bad one.
   await exchange('healthz with a bad token', 'ok', op('GET /healthz'), { method: 'GET', path: '/healthz', headers: { authorization: 'Bearer nope' } }, 200);
 
+  // Reads of a missing branch or commit: 404 (server.md §1.5; these
+  // operations do not list 404 in the contract, hence engine_error).
+  await exchange('snapshot of a missing branch', 'engine_error', op('GET /graphs/{graph_id}/snapshot'),
+    { method: 'GET', path: '/graphs/g1/snapshot?branch=nobranch', headers: ADMIN }, 404);
+  await exchange('commits of a missing branch', 'engine_error', op('GET /graphs/{graph_id}/commits'),
+    { method: 'GET', path: '/graphs/g1/commits?branch=nobranch', headers: ADMIN }, 404);
+  const queryOp = op('POST /graphs/{graph_id}/query');
+  await exchange('query at an unknown snapshot', 'engine_error', queryOp, post('/graphs/g1/query', { query: PEOPLE_SOURCE, snapshot: 'bogus' }), 404);
+  await exchange('query with both branch and snapshot', 'ok', queryOp, post('/graphs/g1/query', { query: PEOPLE_SOURCE, snapshot: ctx.head, branch: 'main' }), 400);
+  const atSnapshot = await exchange('query at a snapshot', 'ok', queryOp, post('/graphs/g1/query', { query: PEOPLE_SOURCE, snapshot: ctx.head }), 200);
+  if (atSnapshot.body) check.expect(atSnapshot.body.target.snapshot === ctx.head && atSnapshot.body.graph_commit_id === ctx.head, `query at a snapshot reports it (got ${json(atSnapshot.body.target)})`);
+  await exchange('snapshot with a percent-encoded branch', 'ok', op('GET /graphs/{graph_id}/snapshot'),
+    { method: 'GET', path: '/graphs/g1/snapshot?branch=ma%69n', headers: ADMIN }, 200);
+
+  // Media types: parameters and case do not matter; none at all is 415.
+  for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
+    await exchange(`query with Content-Type ${type}`, 'ok', queryOp,
+      { ...post('/graphs/g1/query', { query: PEOPLE_SOURCE }), headers: { ...ADMIN, 'content-type': type } }, 200);
+  }
+  await exchange('query without a Content-Type', 'wrong_content_type', queryOp,
+    { method: 'POST', path: '/graphs/g1/query', headers: ADMIN, body: json({ query: PEOPLE_SOURCE }) }, 415);
+
+  // Keep-alive: an error response leaves the connection usable.
+  await keepAliveCheck();
+
   // 405 names the allowed methods.
   const wrong = await request(BASE, { method: 'PUT', path: '/graphs/g1/snapshot', headers: ADMIN });
   check.expect(wrong.headers.allow === 'GET', `405 carries Allow: GET (got ${wrong.headers.allow})`);
+}
+
+// Three requests over one kept-alive connection: 404, 200, 400, 200.
+async function keepAliveCheck() {
+  const http = await import('node:http');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(BASE);
+  const sockets = new Set();
+  const one = (method, path, body) => new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method, path, agent,
+      headers: { ...ADMIN, ...(body ? { ...JSON_CT, 'content-length': Buffer.byteLength(body) } : {}) } }, (res) => {
+      sockets.add(res.socket);
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  try {
+    const statuses = [
+      await one('GET', '/graphs/g1/nope'),
+      await one('GET', '/graphs/g1/schema'),
+      await one('POST', '/graphs/g1/query', '{"query": '),
+      await one('GET', '/graphs/g1/schema'),
+    ];
+    check.expect(json(statuses) === '[404,200,400,200]', `keep-alive sequence statuses (got ${json(statuses)})`);
+    check.expect(sockets.size === 1, `keep-alive sequence used one connection (used ${sockets.size})`);
+  } catch (e) {
+    check.expect(false, `keep-alive sequence failed (${e.code || e.message})`);
+  } finally {
+    agent.destroy();
+  }
 }
 
 // ---------------------------------------------------------------------------
