@@ -19,7 +19,7 @@ const addFormats = require('ajv-formats');
 // the Content-Length of `body` is declared but no body byte is sent: the
 // server must answer from the header alone (413 for an oversized length).
 // Resolves {status, headers, body} with the body as a UTF-8 string.
-export function request(baseUrl, { method, path, headers = {}, body, chunked = false, declareOnly = false }) {
+export function request(baseUrl, { method, path, headers = {}, body, chunked = false, declareOnly = false, timeoutMs = 30000 }) {
   const url = new URL(baseUrl);
   const allHeaders = { ...headers };
   if (body !== undefined && !chunked) allHeaders['content-length'] = Buffer.byteLength(body);
@@ -41,7 +41,7 @@ export function request(baseUrl, { method, path, headers = {}, body, chunked = f
         if (declareOnly) req.destroy();
       });
     });
-    req.setTimeout(30000, () => { req.destroy(new Error('timeout')); });
+    req.setTimeout(timeoutMs, () => { req.destroy(new Error('timeout')); });
     // A reset while uploading may race the response: give it a moment.
     req.on('error', (e) => setTimeout(() => finish(e), 2000));
     if (declareOnly) {

@@ -139,6 +139,25 @@ async function grants(ops, headId) {
   }
 }
 
+// 4: /load/ndjson decides auth and policy before reading the body, and
+// applies its 32 MiB limit after them (server.md §1.2, §1.3): a declared
+// length with no body sent must still get 401/403 — promptly, and not 413.
+async function ndjsonAuthBeforeBody() {
+  const MiB = 1024 * 1024;
+  const cases = [
+    ['stranger, 2 MiB declared', bearer(TOKENS.stranger), 2 * MiB, 403, 'forbidden'],
+    ['stranger, 32 MiB + 1 declared', bearer(TOKENS.stranger), 32 * MiB + 1, 403, 'forbidden'],
+    ['reader, 32 MiB + 1 declared', bearer(TOKENS.reader), 32 * MiB + 1, 403, 'forbidden'],
+    ['no token, 32 MiB + 1 declared', {}, 32 * MiB + 1, 401, 'unauthorized'],
+  ];
+  for (const [name, auth, size, status, code] of cases) {
+    const req = { method: 'POST', path: '/graphs/g1/load/ndjson?branch=main', headers: { ...auth, 'content-type': 'application/x-ndjson' },
+      body: 'x'.repeat(size), declareOnly: true, timeoutMs: 5000 };
+    const res = await send(req);
+    expectRefusal(`load/ndjson ${name}, no body sent`, { ...req, body: `(${size} bytes declared)` }, res, status, code);
+  }
+}
+
 // 3: Authorization headers that must not authenticate, each on a read, the
 // server-scoped list and a write, with the exact 401 message (server.md
 // §1.4: an exact, case-sensitive "Bearer " prefix; missing header or other
@@ -202,6 +221,7 @@ async function main() {
   const branchesBefore = await branchNames();
   await grants(ops, before);
   await tokenEdgeCases();
+  await ndjsonAuthBeforeBody();
   check.expect(await head() === before, 'no refused request moved main\'s head');
   check.expect(json(await branchNames()) === json(branchesBefore), `no refused request created or deleted a branch (${json(branchesBefore)})`);
   check.done();
