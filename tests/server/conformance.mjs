@@ -253,7 +253,7 @@ function withoutAuth(req) {
   return { ...req, headers };
 }
 
-function variants(c, op) {
+function variants(c) {
   const base = c.req();
   const out = [];
   if (c.key !== 'GET /healthz') {
@@ -328,24 +328,33 @@ async function edgeCases(opOf) {
   limitDetail('load 32 MiB + 1 chunked', 32 * MiB)(await exchange('load body of 32 MiB + 1, chunked', 'oversized', loadOp,
     post('/graphs/g1/load', pad(loadBody, 32 * MiB + 1), { chunked: true }), 413));
 
-  // Omnigraph-If-Graph-Commit: malformed → 400, mismatch → 412.
+  // Omnigraph-If-Graph-Commit, on both conditional routes: malformed →
+  // 400, missing → 400, a stale commit → 412 with precondition_failure.
   const head = await refreshHead();
-  const mutation = (name) => json({ query: ADD_SOURCE, params: { name, age: 1 }, branch: 'main' });
-  const cond = (value) => ({ method: 'POST', path: '/graphs/g1/mutate/if-graph-commit', headers: { ...ADMIN, ...JSON_CT, 'omnigraph-if-graph-commit': value }, body: mutation('zed') });
-  for (const value of ['*', 'W/"x"', `"${head}"`, `${head}, ${head}`, [head, head], '']) {
-    await exchange(`If-Graph-Commit ${json(value)}`, 'precondition', condOp, cond(value), 400);
+  const routes = [
+    ['/graphs/g1/mutate/if-graph-commit', condOp, { query: ADD_SOURCE, params: { name: 'zed', age: 1 }, branch: 'main' }],
+    ['/graphs/g1/queries/add_person/if-graph-commit', opOf('POST /graphs/{graph_id}/queries/{name}/if-graph-commit'),
+      { params: { name: 'zed', age: 1 }, branch: 'main' }],
+  ];
+  for (const [path, routeOp, body] of routes) {
+    const cond = (value) => ({ method: 'POST', path, headers: { ...ADMIN, ...JSON_CT, 'omnigraph-if-graph-commit': value }, body: json(body) });
+    for (const value of ['*', 'W/"x"', `"${head}"`, `${head}, ${head}`, [head, head], '']) {
+      await exchange(`${path} If-Graph-Commit ${json(value)}`, 'precondition', routeOp, cond(value), 400);
+    }
+    const missing = cond('x');
+    delete missing.headers['omnigraph-if-graph-commit'];
+    await exchange(`${path} If-Graph-Commit missing`, 'precondition', routeOp, missing, 400);
+    const stale = await exchange(`${path} If-Graph-Commit stale (first commit)`, 'ok', routeOp, cond(ctx.firstCommit), 412);
+    if (stale.body) {
+      const pf = stale.body.precondition_failure;
+      check.expect(pf && pf.expected === ctx.firstCommit && pf.actual === head,
+        `${path}: 412 precondition_failure is {expected: first commit, actual: head} (got ${json(pf)})`, describe(cond(ctx.firstCommit), stale.res));
+      check.expect(stale.body.code === undefined, `${path}: 412 carries no code (the enum is closed; got ${stale.body.code})`);
+    }
   }
-  const missing = cond('x');
-  delete missing.headers['omnigraph-if-graph-commit'];
-  await exchange('If-Graph-Commit missing', 'precondition', condOp, missing, 400);
   await exchange('If-Graph-Commit on plain /mutate', 'precondition', mutateOp,
-    { ...cond(head), path: '/graphs/g1/mutate' }, 400);
-  const stale = await exchange('If-Graph-Commit stale (first commit)', 'ok', condOp, cond(ctx.firstCommit), 412);
-  if (stale.body) {
-    const pf = stale.body.precondition_failure;
-    check.expect(pf && pf.expected === ctx.firstCommit && pf.actual === head,
-      `412 precondition_failure is {expected: first commit, actual: head} (got ${json(pf)})`, describe(cond(ctx.firstCommit), stale.res));
-  }
+    { method: 'POST', path: '/graphs/g1/mutate', headers: { ...ADMIN, ...JSON_CT, 'omnigraph-if-graph-commit': head },
+      body: json({ query: ADD_SOURCE, params: { name: 'zed', age: 1 }, branch: 'main' }) }, 400);
   // None of the refused conditional writes landed.
   check.expect(await refreshHead() === head, 'refused conditional writes left main\'s head unchanged');
 }
@@ -534,7 +543,7 @@ async function main() {
   for (const c of CASES) {
     if (seen.has(c.key)) continue;
     seen.add(c.key);
-    for (const v of variants(c, opOf(c.key))) {
+    for (const v of variants(c)) {
       const { body } = await exchange(`${c.key} [${v.kind}]`, v.kind, opOf(c.key), v.req, v.status);
       if (v.then) v.then(body);
     }
