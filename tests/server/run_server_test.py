@@ -22,6 +22,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -217,8 +218,18 @@ def start_server(server_binary, root, openapi, log_path, env_extra=None):
     return proc, line[len(prefix):].strip()
 
 
-def stop_server(proc, timeout=20):
-    """SIGTERM, then the exit status (the server must shut down cleanly)."""
+def stop_server(proc, addr=None, timeout=20):
+    """SIGTERM, then the exit status (the server must shut down cleanly).
+
+    With `addr`, a client is left mid-request first (headers sent, body
+    not finished): shutdown must not wait on it forever."""
+    stalled = None
+    if addr:
+        host, port = addr.rsplit(":", 1)
+        stalled = socket.create_connection((host, int(port)))
+        stalled.sendall(b"POST /graphs/g1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 100\r\n\r\n{")
+        time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
     try:
         return proc.wait(timeout=timeout)
@@ -226,6 +237,9 @@ def stop_server(proc, timeout=20):
         proc.kill()
         proc.wait()
         return "timeout (killed)"
+    finally:
+        if stalled:
+            stalled.close()
 
 
 def run_node(script, args, env_extra):
@@ -248,8 +262,10 @@ def serve_and_run(script, server_binary, root, openapi, log_path, server_env=Non
         env.update(script_env or {})
         rc = run_node(script, [openapi], env)
     finally:
-        exit_status = stop_server(proc)
-    print(f"server exit status after SIGTERM: {exit_status}")
+        started = time.monotonic()
+        exit_status = stop_server(proc, addr)
+    print(f"server exit status after SIGTERM (a client left mid-request): {exit_status}, "
+          f"in {time.monotonic() - started:.1f} s")
     failures = []
     if rc != 0:
         failures.append(f"FAIL: {script} exited {rc}")
