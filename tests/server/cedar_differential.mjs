@@ -66,7 +66,9 @@ function rng(seed) {
 // ---------------------------------------------------------------------------
 
 const ACTORS = ['alice', 'bob', 'carol', 'dave', 'erin'];
-const BRANCHES = ['main', 'release', 'dev', 'feature-x', 'Main', 'prod'];
+// Near-misses of protected names ('Main', ' main', 'main ') must not be
+// protected: names are compared exactly.
+const BRANCHES = ['main', 'release', 'dev', 'feature-x', 'Main', 'prod', ' main', 'main '];
 
 // A graph bundle: 1-4 groups, a protected list, 1-6 rules. Rule ids are
 // drawn so that several rules often share an action, which makes the
@@ -233,6 +235,17 @@ function askCedar(bundle, policies, entities, req) {
   return { decision, matched_rule_id: decision === 'allow' ? rules[0] : null };
 }
 
+// The message server.md §2.4 prescribes for a decision.
+function expectedMessage(bundle, req, decision) {
+  const known = Object.values(bundle.groups).some((members) => members.includes(req.actor));
+  if (decision === 'allow') return `policy allowed action '${req.action}' for actor '${req.actor}'`;
+  if (!known) return `policy denied action '${req.action}' for unknown actor '${req.actor}'`;
+  return `policy denied action '${req.action}'` +
+    (req.branch !== undefined ? ` on branch '${req.branch}'` : '') +
+    (req.target_branch !== undefined ? ` targeting branch '${req.target_branch}'` : '') +
+    ` for actor '${req.actor}'`;
+}
+
 // The generated policies must validate against the schema (§2.3).
 function validateCedar(policies, label) {
   const result = cedar.validate({ schema: CEDAR_SCHEMA, policies: { staticPolicies: policies }, validationSettings: { mode: 'strict' } });
@@ -248,7 +261,7 @@ function validateCedar(policies, label) {
 function askOurs(bundleFile, testsFile) {
   const run = spawnSync(OMNIGRAPH, ['policy', 'test', bundleFile, '--tests', testsFile, '--json'], { encoding: 'utf8' });
   if (run.status !== 0 && run.status !== 1) throw new Error(`policy test exited ${run.status}: ${run.stderr}`);
-  return JSON.parse(run.stdout).results.map((r) => ({ decision: r.decision, matched_rule_id: r.matched_rule_id ?? null }));
+  return JSON.parse(run.stdout).results.map((r) => ({ decision: r.decision, matched_rule_id: r.matched_rule_id ?? null, message: r.message }));
 }
 
 function explainOurs(bundleFile, req) {
@@ -285,14 +298,18 @@ function main() {
       requests.forEach((req, i) => {
         const theirs = askCedar(bundle, policies, entities, req);
         tally[theirs.decision]++;
-        check.expect(JSON.stringify(ours[i]) === JSON.stringify(theirs),
-          `${label} request ${i} ${JSON.stringify(req)}: ours ${JSON.stringify(ours[i])}, cedar ${JSON.stringify(theirs)}`,
+        const { message, ...decided } = ours[i];
+        const wanted = expectedMessage(bundle, req, theirs.decision);
+        check.expect(message === wanted, `${label} request ${i} ${JSON.stringify(req)}: message "${message}", expected "${wanted}"`);
+        check.expect(JSON.stringify(decided) === JSON.stringify(theirs),
+          `${label} request ${i} ${JSON.stringify(req)}: ours ${JSON.stringify(decided)}, cedar ${JSON.stringify(theirs)}`,
           `bundle:\n${bundleYaml(bundle)}cedar:\n${Object.entries(policies).map(([k, v]) => `@id("${k}") ${v}`).join('\n')}`);
       });
       // explain and test are the same evaluator: spot-check one request.
       const explained = explainOurs(bundleFile, requests[0]);
-      check.expect(JSON.stringify(explained) === JSON.stringify(ours[0]),
-        `${label}: policy explain agrees with policy test on request 0 (${JSON.stringify(explained)} vs ${JSON.stringify(ours[0])})`);
+      const { message: _m, ...first } = ours[0];
+      check.expect(JSON.stringify(explained) === JSON.stringify(first),
+        `${label}: policy explain agrees with policy test on request 0 (${JSON.stringify(explained)} vs ${JSON.stringify(first)})`);
     }
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
