@@ -10,7 +10,9 @@
 // allow-list below (server.md names it), (b) validate against the contract's
 // schema for that status and media type, (c) be ErrorOutput JSON when it is an
 // error. Then the edge cases of server.md §1.2/§1.3: unknown path, wrong
-// method, bad graph ids, body limits, Omnigraph-If-Graph-Commit parsing.
+// method, bad graph ids, body limits, Omnigraph-If-Graph-Commit parsing;
+// the route semantics §1.2 pins; and, with OG_PHASE=admission (a second
+// server with a 64-byte per-actor budget), the 429s of §1.7.
 import {
   request, bearer, operations, loadContract, errorOutputSchema, Checker, describe,
 } from './common.mjs';
@@ -52,8 +54,9 @@ function contractResponse(op, status) {
   return op ? op.responses[String(status)] : undefined;
 }
 
-// Checks an NDJSON body: every line a JSON object; with `finalSchema`, the
-// last line validates against it and the others are entity records.
+// Checks an NDJSON body: every line a JSON object; with a `schema`, the
+// last line validates against it and the others are entity records (the
+// baseline stream; export declares no schema).
 function checkNdjson(label, body, schema, detail) {
   const lines = body.split('\n').filter((l) => l.length > 0);
   const parsed = [];
