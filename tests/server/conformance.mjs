@@ -300,7 +300,7 @@ async function edgeCases(opOf) {
   }
 
   // Graph ids: traversal and characters outside [a-zA-Z0-9-] → 400.
-  for (const id of ['..%2Fx', 'a_b', '..', 'g1%00', 'policies', 'x'.repeat(65)]) {
+  for (const id of ['..%2Fx', 'a_b', '..', 'g1%00', 'g%C3%A9', 'policies', 'healthz', 'openapi', 'graphs', 'x'.repeat(65)]) {
     await exchange(`bad graph id ${id}`, 'bad_graph_id', snapshotOp, { method: 'GET', path: `/graphs/${id}/snapshot`, headers: ADMIN }, 400);
   }
   await exchange('64-char unknown graph id', 'unknown_graph', snapshotOp, { method: 'GET', path: `/graphs/${'x'.repeat(64)}/snapshot`, headers: ADMIN }, 404);
