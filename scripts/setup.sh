@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need on Debian 12 (run as root).
-# Idempotent: apt runs only when a package is missing, npm only when the
-# interop lockfile changed.
+# Idempotent: apt runs only when a package is missing, npm only when a
+# test folder's lockfile changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,13 +28,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Real Lance 8 (inside @lancedb/lancedb 0.31.0) for the interop tests.
+# npm packages for the Node-driven tests: real Lance 8 (inside
+# @lancedb/lancedb 0.31.0) for the interop tests; ajv and
+# @cedar-policy/cedar-wasm 4.13.0 for the server contract and policy tests.
+# Each folder installs only when its lockfile changed since the last install.
 if [ "${OMNIGRAPH_SKIP_NPM:-0}" != "1" ]; then
-  interop=tests/interop
-  stamp="$interop/node_modules/.omnigraph-lock"
-  if [ ! -f "$stamp" ] || ! cmp -s "$interop/package-lock.json" "$stamp"; then
-    echo "setup: installing interop npm packages" >&2
-    (cd "$interop" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
-    cp "$interop/package-lock.json" "$stamp"
-  fi
+  for dir in tests/interop tests/server; do
+    stamp="$dir/node_modules/.omnigraph-lock"
+    if [ ! -f "$stamp" ] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
+      echo "setup: installing $dir npm packages" >&2
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+      cp "$dir/package-lock.json" "$stamp"
+    fi
+  done
 fi

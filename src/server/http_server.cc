@@ -1,8 +1,11 @@
 #include "server/http_server.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -27,6 +30,9 @@ namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
 constexpr auto kDrainTimeout = std::chrono::seconds(10);
+// How long a connection refused mid-upload keeps reading (and discarding)
+// what the client still sends, so the refusal reaches it.
+constexpr auto kLingerTimeout = std::chrono::seconds(5);
 constexpr uint32_t kHeaderLimit = 64 * 1024;
 
 }  // namespace
@@ -69,7 +75,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadHeader() {
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(kDefaultBodyLimit);
+    // No limit while reading the header: Beast would fail the header read
+    // itself when Content-Length exceeds the limit, and the connection
+    // would close without a response. OnHeader applies the route's limit
+    // (413 for a declared length over it; the parser's limit for chunked).
+    // Not boost::none: Boost 1.74 compares `length > none` as true.
+    parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
     stream_.expires_after(std::chrono::seconds(owner_.options.idle_timeout_seconds));
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](beast::error_code error, size_t) { self->OnHeader(error); });
@@ -147,14 +158,36 @@ class Session : public std::enable_shared_from_this<Session> {
       message->prepare_payload();
     }
     http::async_write(stream_, *message, [self = shared_from_this(), message](beast::error_code error, size_t) {
+      if (!error && self->linger_) return self->LingeringClose();
       if (error || !self->keep_alive_) return self->Close();
       self->ReadHeader();
     });
   }
 
+  // For a refusal before the body was read (413): the client may still be
+  // sending, and closing a socket with unread input makes the kernel reset
+  // the connection, which can discard the response before the client reads
+  // it. So half-close, then read and discard until the client closes too or
+  // a short timeout passes (RFC 9112 §9.6).
   void SendAndClose(HttpResponse response) {
     keep_alive_ = false;
+    linger_ = true;
     Send(std::move(response));
+  }
+
+  void LingeringClose() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLingerTimeout);
+    DiscardInput();
+  }
+
+  void DiscardInput() {
+    auto scratch = std::make_shared<std::array<char, 64 * 1024>>();
+    stream_.async_read_some(asio::buffer(*scratch), [self = shared_from_this(), scratch](beast::error_code error, size_t) {
+      if (error) return self->Close();  // EOF, reset or the timeout
+      self->DiscardInput();
+    });
   }
 
   // A streamed body: the header with chunked encoding, then one chunk per
@@ -226,6 +259,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
   uint64_t limit_ = kDefaultBodyLimit;
+  bool linger_ = false;
   std::shared_ptr<BodyProducer> producer_;
   bool chunked_ = true;
   bool writes_ = false;

@@ -148,6 +148,10 @@ HttpResponse HandleLegacyRead(Exchange& exchange) {
 HttpResponse HandleExport(Exchange& exchange) {
   nlohmann::json body;
   if (auto refusal = JsonBody(exchange, &body, /*empty_is_object=*/true)) return *refusal;
+  // ExportRequest is closed (additionalProperties: false in the contract).
+  for (const auto& [key, value] : body.items()) {
+    if (key != "branch" && key != "type_names") return BadRequest("unknown request field '" + key + "'");
+  }
   std::optional<std::string> branch;
   if (auto refusal = StringField(body, "branch", &branch)) return *refusal;
   std::vector<std::string> types;

@@ -169,6 +169,11 @@ HttpResponse Server::Handle(HttpRequest& request) {
   }
   Exchange exchange{*this, request, std::move(match.params)};
   if (match.route->authenticated && auth_required()) {
+    // Two credentials are ambiguous (Authorization is not a list field,
+    // RFC 9110 §5.3): refuse rather than pick one.
+    if (request.headers.FindAll("Authorization").size() > 1) {
+      return Unauthorized("more than one Authorization header");
+    }
     auto actor = tokens_.Authenticate(request.headers.Find("Authorization"));
     if (!actor.ok()) return Unauthorized(actor.status().message());
     exchange.actor = std::move(*actor);
