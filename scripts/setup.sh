@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  cmake g++ ninja-build ccache pkg-config
+  cmake g++ ninja-build ccache pkg-config python3
   protobuf-compiler libprotobuf-dev
   libroaring-dev libzstd-dev liblz4-dev
   nlohmann-json3-dev libsimdjson-dev libfmt-dev

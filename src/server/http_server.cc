@@ -92,14 +92,38 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string target(header.target());
     std::string path = target.substr(0, target.find('?'));
     Server::RouteTraits traits = owner_.server.TraitsOf(std::string(header.method_string()), path);
-    uint64_t limit = traits.body_limit;
     writes_ = traits.writes;
+    limit_ = traits.body_limit;
     keep_alive_ = header.keep_alive();
+    if (traits.preflight) {
+      // Auth and policy answer before the body is read (and before its
+      // limit applies): run them on a worker, then go on or refuse.
+      auto request = std::make_shared<HttpRequest>();
+      request->method = std::string(header.method_string());
+      if (!SplitTarget(target, request.get())) {
+        return SendAndClose(ErrorResponse(400, "malformed percent-escape in the query string", "bad_request"));
+      }
+      for (const auto& field : header) request->headers.Add(std::string(field.name_string()), std::string(field.value()));
+      asio::post(owner_.read_workers, [self = shared_from_this(), request] {
+        auto refusal = self->owner_.server.Preflight(*request);
+        asio::post(self->stream_.get_executor(), [self, refusal = std::move(refusal)]() mutable {
+          if (refusal) return self->SendAndClose(std::move(*refusal));
+          self->AfterPreflight();
+        });
+      });
+      return;
+    }
+    AfterPreflight();
+  }
+
+  // The body limit, then `Expect: 100-continue`, then the body.
+  void AfterPreflight() {
+    const auto& header = parser_->get();
+    uint64_t limit = limit_;
     if (parser_->content_length() && *parser_->content_length() > limit) {
       return SendAndClose(PayloadTooLarge("request_body_bytes", limit, *parser_->content_length()));
     }
     parser_->body_limit(limit);
-    limit_ = limit;
     auto expect = header.find(http::field::expect);
     if (expect != header.end() && beast::iequals(expect->value(), "100-continue")) {
       auto proceed = std::make_shared<http::response<http::empty_body>>(http::status::continue_, header.version());

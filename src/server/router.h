@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ namespace omnigraph::server {
 struct Exchange;  // server/exchange.h
 
 using Handler = std::function<HttpResponse(Exchange& exchange)>;
+// Runs on the request's headers alone, before its body is read; returns
+// the refusal to send instead of reading the body, or nullopt.
+using Preflight = std::function<std::optional<HttpResponse>(Exchange& exchange)>;
 
 inline constexpr uint64_t kDefaultBodyLimit = 1024 * 1024;        // server.md §1.3
 inline constexpr uint64_t kLoadBodyLimit = 32ull * 1024 * 1024;  // /load, /ingest, /load/ndjson
@@ -35,6 +39,9 @@ struct Route {
   // Runs on the write workers: a write waits for its graph's write gate,
   // and must not take a worker that reads need.
   bool writes = false;
+  // Checks that must answer before the body is read (auth and policy of
+  // /load/ndjson, server.md §1.2), after bearer auth and graph resolution.
+  Preflight preflight;
   std::vector<std::string> segments;  // pattern split on '/'
 };
 

@@ -56,6 +56,7 @@ void Server::AddRoutes() {
     route.authenticated = entry.authenticated;
     route.body_limit = entry.body_limit;
     route.writes = entry.writes;
+    if (std::string_view(entry.pattern) == "/graphs/{graph_id}/load/ndjson") route.preflight = PreflightLoadNdjson;
     router_.Add(std::move(route));
   }
 }

@@ -36,6 +36,7 @@ HttpResponse HandleMutateIfGraphCommit(Exchange& exchange);
 HttpResponse HandleLegacyChange(Exchange& exchange);
 HttpResponse HandleLoad(Exchange& exchange);
 HttpResponse HandleLoadNdjson(Exchange& exchange);
+std::optional<HttpResponse> PreflightLoadNdjson(Exchange& exchange);
 HttpResponse HandleLegacyIngest(Exchange& exchange);
 HttpResponse HandleBranchCreate(Exchange& exchange);
 HttpResponse HandleBranchDelete(Exchange& exchange);

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "api/wire/report_json.h"
+#include "graph/branches.h"
 #include "server/errors.h"
 #include "server/routes.h"
 #include "server/server.h"
@@ -82,18 +83,30 @@ struct LoadRequest {
   std::string data;
 };
 
-HttpResponse RunLoad(Exchange& exchange, const LoadRequest& request) {
+// The load's checks before any data is read: its mode, then policy
+// (branch_create on [from; branch] when the branch is missing and `from`
+// is given, then change on the branch). `*exists` tells whether the branch
+// is there.
+std::optional<HttpResponse> AuthorizeLoad(Exchange& exchange, const LoadRequest& request, bool* exists) {
   std::string branch = request.branch.value_or("main");
-  auto mode = api::ParseLoadMode(request.mode.value_or("merge"));
-  if (!mode) return BadRequest("mode must be append, merge or overwrite; got '" + *request.mode + "'");
+  if (!api::ParseLoadMode(request.mode.value_or("merge"))) {
+    return BadRequest("mode must be append, merge or overwrite; got '" + *request.mode + "'");
+  }
   auto branches = exchange.graph->Read<Result<std::vector<std::string>>>(
       [](api::Omnigraph& handle) { return handle.BranchList(); });
   if (!branches.ok()) return ErrorResponse(branches.status());
-  bool exists = std::find(branches->begin(), branches->end(), branch) != branches->end();
-  if (!exists && request.from) {
-    if (auto refusal = Authorize(exchange, policy::Action::kBranchCreate, request.from, branch)) return *refusal;
+  *exists = std::find(branches->begin(), branches->end(), graph::TrimBranchName(branch)) != branches->end();
+  if (!*exists && request.from) {
+    if (auto refusal = Authorize(exchange, policy::Action::kBranchCreate, request.from, branch)) return refusal;
   }
-  if (auto refusal = Authorize(exchange, policy::Action::kChange, branch, std::nullopt)) return *refusal;
+  return Authorize(exchange, policy::Action::kChange, branch, std::nullopt);
+}
+
+HttpResponse RunLoad(Exchange& exchange, const LoadRequest& request) {
+  std::string branch = request.branch.value_or("main");
+  bool exists = false;
+  if (auto refusal = AuthorizeLoad(exchange, request, &exists)) return *refusal;
+  auto mode = api::ParseLoadMode(request.mode.value_or("merge"));
   std::optional<Admission::Ticket> ticket;
   if (auto refusal = Admit(exchange, exchange.request.body.size(), &ticket)) return *refusal;
   std::optional<std::string> create_from = exists ? std::nullopt : request.from;
@@ -169,17 +182,39 @@ HttpResponse HandleLegacyIngest(Exchange& exchange) {
   return response;
 }
 
-HttpResponse HandleLoadNdjson(Exchange& exchange) {
+namespace {
+
+LoadRequest NdjsonLoadRequest(const Exchange& exchange) {
+  LoadRequest request;
+  request.branch = exchange.request.QueryParam("branch");
+  request.from = exchange.request.QueryParam("from");
+  request.mode = exchange.request.QueryParam("mode");
+  return request;
+}
+
+std::optional<HttpResponse> CheckNdjsonMediaType(const Exchange& exchange) {
   std::string type = exchange.request.headers.Find("Content-Type").value_or("");
   std::string media = type.substr(0, type.find(';'));
   while (!media.empty() && media.back() == ' ') media.pop_back();
   if (!EqualsIgnoringCase(media, "application/x-ndjson")) {
     return ErrorResponse(415, "expected a request body with Content-Type: application/x-ndjson", "bad_request");
   }
-  LoadRequest request;
-  request.branch = exchange.request.QueryParam("branch");
-  request.from = exchange.request.QueryParam("from");
-  request.mode = exchange.request.QueryParam("mode");
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<HttpResponse> PreflightLoadNdjson(Exchange& exchange) {
+  // Policy first, so a caller without the grant learns nothing from the
+  // media type; the body (and its 32 MiB limit) only after both.
+  bool exists = false;
+  if (auto refusal = AuthorizeLoad(exchange, NdjsonLoadRequest(exchange), &exists)) return refusal;
+  return CheckNdjsonMediaType(exchange);
+}
+
+HttpResponse HandleLoadNdjson(Exchange& exchange) {
+  if (auto refusal = PreflightLoadNdjson(exchange)) return *refusal;
+  LoadRequest request = NdjsonLoadRequest(exchange);
   request.data = exchange.request.body;
   return RunLoad(exchange, request);
 }

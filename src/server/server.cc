@@ -145,7 +145,38 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
 Server::RouteTraits Server::TraitsOf(std::string_view method, std::string_view path) const {
   RouteMatch match = router_.Find(method, path);
   if (match.route == nullptr) return RouteTraits{};
-  return RouteTraits{match.route->body_limit, match.route->writes};
+  return RouteTraits{match.route->body_limit, match.route->writes, static_cast<bool>(match.route->preflight)};
+}
+
+std::optional<HttpResponse> Server::Authenticate(const Route& route, Exchange& exchange) {
+  if (route.authenticated && auth_required()) {
+    std::vector<std::string> authorization = exchange.request.headers.FindAll("Authorization");
+    if (authorization.size() > 1) return Unauthorized("more than one Authorization header");
+    auto actor = tokens_.Authenticate(authorization.empty() ? std::nullopt
+                                                            : std::optional<std::string>(authorization.front()));
+    if (!actor.ok()) return Unauthorized(actor.status().message());
+    exchange.actor = std::move(*actor);
+  }
+  auto graph_id = exchange.params.find("graph_id");
+  if (graph_id != exchange.params.end()) {
+    if (!IsValidGraphId(graph_id->second)) {
+      return ErrorResponse(400, "invalid graph id '" + graph_id->second +
+                                    "': a graph id is 1-64 ASCII letters, digits or '-'",
+                           "bad_request");
+    }
+    auto found = graphs_.find(graph_id->second);
+    if (found == graphs_.end()) return NotFoundResponse("graph '" + graph_id->second + "' not found");
+    exchange.graph = found->second.get();
+  }
+  return std::nullopt;
+}
+
+std::optional<HttpResponse> Server::Preflight(HttpRequest& request) {
+  RouteMatch match = router_.Find(request.method, request.path);
+  if (match.route == nullptr || !match.route->preflight) return std::nullopt;
+  Exchange exchange{*this, request, std::move(match.params)};
+  if (auto refusal = Authenticate(*match.route, exchange)) return refusal;
+  return match.route->preflight(exchange);
 }
 
 HttpResponse Server::Handle(HttpRequest& request) {
@@ -168,27 +199,7 @@ HttpResponse Server::Handle(HttpRequest& request) {
       break;
   }
   Exchange exchange{*this, request, std::move(match.params)};
-  if (match.route->authenticated && auth_required()) {
-    // Two credentials are ambiguous (Authorization is not a list field,
-    // RFC 9110 §5.3): refuse rather than pick one.
-    if (request.headers.FindAll("Authorization").size() > 1) {
-      return Unauthorized("more than one Authorization header");
-    }
-    auto actor = tokens_.Authenticate(request.headers.Find("Authorization"));
-    if (!actor.ok()) return Unauthorized(actor.status().message());
-    exchange.actor = std::move(*actor);
-  }
-  auto graph_id = exchange.params.find("graph_id");
-  if (graph_id != exchange.params.end()) {
-    if (!IsValidGraphId(graph_id->second)) {
-      return ErrorResponse(400, "invalid graph id '" + graph_id->second +
-                                    "': a graph id is 1-64 ASCII letters, digits or '-'",
-                           "bad_request");
-    }
-    auto found = graphs_.find(graph_id->second);
-    if (found == graphs_.end()) return NotFoundResponse("graph '" + graph_id->second + "' not found");
-    exchange.graph = found->second.get();
-  }
+  if (auto refusal = Authenticate(*match.route, exchange)) return *refusal;
   return match.route->handler(exchange);
 }
 

@@ -68,8 +68,15 @@ class Server {
   struct RouteTraits {
     uint64_t body_limit = kDefaultBodyLimit;
     bool writes = false;
+    bool preflight = false;  // call Preflight before reading the body
   };
   RouteTraits TraitsOf(std::string_view method, std::string_view path) const;
+
+  // For a route with a preflight: bearer auth, graph resolution and the
+  // route's own header checks on `request` (its body not yet read).
+  // Returns the refusal to send instead of reading the body, or nullopt.
+  // Thread-safe; may read the engine (run it on a worker).
+  std::optional<HttpResponse> Preflight(HttpRequest& request);
 
   RuntimeState runtime_state() const { return runtime_state_; }
   const std::map<std::string, std::unique_ptr<ServedGraph>>& graphs() const { return graphs_; }
@@ -81,6 +88,9 @@ class Server {
  private:
   Server() = default;
   void AddRoutes();
+  // Pipeline steps 2 and 3 for a matched route: bearer auth and graph
+  // resolution into `exchange`; the refusal to send, or nullopt.
+  std::optional<HttpResponse> Authenticate(const Route& route, Exchange& exchange);
 
   Router router_;
   RuntimeState runtime_state_ = RuntimeState::kOpen;
