@@ -325,15 +325,25 @@ Result<exec::QueryResult> Omnigraph::QueryAt(const std::string& branch, uint64_t
 }
 
 Result<std::string> Omnigraph::Export(const ReadTarget& target, const std::vector<std::string>& types) {
+  std::string out;
+  OG_RETURN_IF_ERROR(ExportTo(target, types, [&out](std::string_view piece) {
+    out += piece;
+    return Status::OK();
+  }));
+  return out;
+}
+
+Status Omnigraph::ExportTo(const ReadTarget& target, const std::vector<std::string>& types,
+                           const exec::ExportSink& sink) {
   OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, Resolve(target));
   // A branch head holds the accepted schema (schema apply refuses while a
   // non-main branch is live), so only a past snapshot needs binding to it
   // (BR-7), and only it pays for reading main's head.
-  if (!target.snapshot) return exec::ExportGraph(snapshot, types);
+  if (!target.snapshot) return exec::ExportGraphTo(snapshot, types, sink);
   OG_ASSIGN_OR_RETURN(graph::Snapshot current, graph_->Latest());
   OG_ASSIGN_OR_RETURN(auto catalog, catalogs_.CatalogFor(current.state()));
   OG_ASSIGN_OR_RETURN(graph::Snapshot bound, exec::BindToCatalog(snapshot, *catalog));
-  return exec::ExportGraph(bound, types);
+  return exec::ExportGraphTo(bound, types, sink);
 }
 
 SnapshotInfo DescribeSnapshot(const graph::Snapshot& snapshot) {

@@ -18,6 +18,7 @@
 #include "exec/blob_read.h"
 #include "exec/blob_value.h"
 #include "exec/catalog_cache.h"
+#include "exec/export.h"
 #include "exec/changes/baseline.h"
 #include "exec/changes/change_feed.h"
 #include "exec/changes/commit_changes.h"
@@ -259,6 +260,11 @@ class Omnigraph {
   Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types) {
     return Export(ReadTarget{branch, std::nullopt}, types);
   }
+  // The same export handed to `sink` piece by piece (exec::ExportGraphTo):
+  // the target is resolved and the types checked before the first piece,
+  // so every ordinary failure comes before any output. Errors: as Export,
+  // and the sink's own (which stop the export).
+  Status ExportTo(const ReadTarget& target, const std::vector<std::string>& types, const exec::ExportSink& sink);
 
   Result<SnapshotInfo> Snapshot(const std::string& branch = "main");
   // BR-7: the snapshot at `version` of `branch`.

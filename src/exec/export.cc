@@ -39,19 +39,41 @@ void AppendExportValueJson(std::string* out, const Array& array, int64_t row) {
 }
 
 Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types) {
+  std::string out;
+  OG_RETURN_IF_ERROR(ExportGraphTo(snapshot, types, [&out](std::string_view piece) {
+    out += piece;
+    return Status::OK();
+  }));
+  return out;
+}
+
+Result<std::string> ExportTables(const graph::Snapshot& snapshot,
+                                 const std::function<bool(const graph::TableEntry&)>& include) {
+  std::string out;
+  OG_RETURN_IF_ERROR(ExportTablesTo(snapshot, include, [&out](std::string_view piece) {
+    out += piece;
+    return Status::OK();
+  }));
+  return out;
+}
+
+Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::string>& types, const ExportSink& sink) {
   const graph::GraphState& state = snapshot.state();
   for (const std::string& type : types) {
     if (!state.FindTable("node:" + type) && !state.FindTable("edge:" + type)) {
       return InvalidArgument(fmt::format("unknown export type '{}'", type));
     }
   }
-  return ExportTables(snapshot, [&types](const graph::TableEntry& table) {
-    return types.empty() || std::find(types.begin(), types.end(), table.type_name()) != types.end();
-  });
+  return ExportTablesTo(
+      snapshot,
+      [&types](const graph::TableEntry& table) {
+        return types.empty() || std::find(types.begin(), types.end(), table.type_name()) != types.end();
+      },
+      sink);
 }
 
-Result<std::string> ExportTables(const graph::Snapshot& snapshot,
-                                 const std::function<bool(const graph::TableEntry&)>& include) {
+Status ExportTablesTo(const graph::Snapshot& snapshot, const std::function<bool(const graph::TableEntry&)>& include,
+                      const ExportSink& sink) {
   std::string out;
   // std::map orders "edge:*" before "node:*", then by name.
   for (const auto& [key, table] : snapshot.state().tables) {
@@ -90,9 +112,14 @@ Result<std::string> ExportTables(const graph::Snapshot& snapshot,
         AppendExportValueJson(&out, *rows->column(c), r);
       }
       out += "}}\n";
+      if (out.size() >= kExportChunkBytes) {
+        OG_RETURN_IF_ERROR(sink(out));
+        out.clear();
+      }
     }
   }
-  return out;
+  if (!out.empty()) OG_RETURN_IF_ERROR(sink(out));
+  return Status::OK();
 }
 
 }  // namespace omnigraph::exec

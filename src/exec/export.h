@@ -23,6 +23,16 @@ Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vect
 Result<std::string> ExportTables(const graph::Snapshot& snapshot,
                                  const std::function<bool(const graph::TableEntry&)>& include);
 
+// The streaming forms: the same NDJSON handed to `sink` in pieces of about
+// kExportChunkBytes, whole lines each, as it is produced, so no more than
+// one table and one piece are held at once. A sink error stops the export
+// and is returned. Errors: as above, and the sink's.
+inline constexpr size_t kExportChunkBytes = 64 * 1024;
+using ExportSink = std::function<Status(std::string_view piece)>;
+Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::string>& types, const ExportSink& sink);
+Status ExportTablesTo(const graph::Snapshot& snapshot, const std::function<bool(const graph::TableEntry&)>& include,
+                      const ExportSink& sink);
+
 // Appends the export JSON of array[row] (the value encoding above), which
 // a strict load reads back as the same value.
 void AppendExportValueJson(std::string* out, const Array& array, int64_t row);

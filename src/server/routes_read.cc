@@ -6,6 +6,7 @@
 #include "compiler/query_parser.h"
 #include "exec/result_format.h"
 #include "server/errors.h"
+#include "server/export_stream.h"
 #include "server/routes.h"
 #include "server/server.h"
 
@@ -13,9 +14,6 @@ namespace omnigraph::server {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// Export bodies are sent in chunks of at most this many bytes (§1.6).
-constexpr size_t kExportChunkBytes = 64 * 1024;
 
 // The branch a read of `snapshot` is checked against (§2.4): the branch
 // the commit was authored on, main when that is unknown (the engine then
@@ -164,24 +162,12 @@ HttpResponse HandleExport(Exchange& exchange) {
   }
   std::string target_branch = branch.value_or("main");
   if (auto refusal = Authorize(exchange, policy::Action::kExport, target_branch, std::nullopt)) return *refusal;
-  auto data = exchange.graph->Read<Result<std::string>>(
-      [&](api::Omnigraph& handle) { return handle.Export(api::ReadTarget{target_branch, std::nullopt}, types); });
-  if (!data.ok()) return ErrorResponse(data.status());
-  // Everything that can fail has failed by now; the body goes out in
-  // bounded chunks.
-  auto text = std::make_shared<std::string>(std::move(*data));
-  auto offset = std::make_shared<size_t>(0);
+  auto stream = StartExportStream(*exchange.graph, exchange.server.export_slots(),
+                                  api::ReadTarget{target_branch, std::nullopt}, std::move(types));
+  if (!stream.ok()) return ErrorResponse(stream.status());
   HttpResponse response;
   response.content_type = "application/x-ndjson; charset=utf-8";
-  response.stream = std::make_shared<BodyProducer>();
-  response.stream->next = [text, offset](std::string* chunk, bool* failed) {
-    *failed = false;
-    if (*offset >= text->size()) return false;
-    size_t size = std::min(kExportChunkBytes, text->size() - *offset);
-    chunk->assign(*text, *offset, size);
-    *offset += size;
-    return true;
-  };
+  response.stream = std::move(*stream);
   return response;
 }
 

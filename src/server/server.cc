@@ -142,6 +142,8 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
   return server;
 }
 
+Server::~Server() { export_slots_.Drain(std::chrono::seconds(10)); }
+
 Server::RouteTraits Server::TraitsOf(std::string_view method, std::string_view path) const {
   RouteMatch match = router_.Find(method, path);
   if (match.route == nullptr) return RouteTraits{};

@@ -19,6 +19,7 @@
 #include "policy/evaluate.h"
 #include "server/admission.h"
 #include "server/auth.h"
+#include "server/export_stream.h"
 #include "server/http.h"
 #include "server/router.h"
 #include "server/served_graph.h"
@@ -56,6 +57,10 @@ class Server {
   // state. Graph-level failures quarantine the graph (a warning in
   // `*log`), or refuse the boot with `require_all_graphs`. Errors:
   // InvalidArgument with the message the spec names for every refusal.
+  // Waits (up to 10 s) for streaming exports to finish: their threads read
+  // the graphs this destroys.
+  ~Server();
+
   static Result<std::unique_ptr<Server>> Boot(const ServerOptions& options, const Environment& environment,
                                               std::string* log);
 
@@ -81,6 +86,7 @@ class Server {
   RuntimeState runtime_state() const { return runtime_state_; }
   const std::map<std::string, std::unique_ptr<ServedGraph>>& graphs() const { return graphs_; }
   Admission& admission() { return *admission_; }
+  ExportSlots& export_slots() { return export_slots_; }
   const policy::Evaluator* server_policy() const { return server_policy_.get(); }
   const std::string& openapi_path() const { return openapi_path_; }
   bool auth_required() const { return runtime_state_ != RuntimeState::kOpen; }
@@ -96,6 +102,7 @@ class Server {
   RuntimeState runtime_state_ = RuntimeState::kOpen;
   TokenTable tokens_;
   std::unique_ptr<Admission> admission_;
+  ExportSlots export_slots_;
   std::shared_ptr<const policy::Evaluator> server_policy_;
   std::map<std::string, std::unique_ptr<ServedGraph>> graphs_;
   std::string openapi_path_;
