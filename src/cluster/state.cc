@@ -190,47 +190,23 @@ Result<ClusterState> ParseState(std::string_view bytes) {
   return state;
 }
 
-std::string SerializeState(const ClusterState& state) {
-  OrderedJson root;
-  root["version"] = state.version;
-  root["state_revision"] = state.state_revision;
-  OrderedJson resources = OrderedJson::object();
-  for (const auto& [address, resource] : state.resources) {
-    OrderedJson r;
-    r["digest"] = resource.digest;
-    if (resource.applies_to) r["applies_to"] = *resource.applies_to;
-    if (resource.embedding_provider) r["embedding_provider"] = *resource.embedding_provider;
-    if (resource.embedding_profile) r["embedding_profile"] = OrderedJson::parse(*resource.embedding_profile);
-    if (resource.external_blob_policy) r["external_blob_policy"] = OrderedJson::parse(*resource.external_blob_policy);
-    resources[address] = std::move(r);
-  }
-  root["applied_revision"] = {{"config_digest", NullableJson(state.config_digest)},
-                              {"resources", std::move(resources)}};
+namespace {
+
+OrderedJson StatusesObject(const std::map<std::string, ResourceStatus>& resource_statuses) {
   OrderedJson statuses = OrderedJson::object();
-  for (const auto& [address, status] : state.resource_statuses) {
+  for (const auto& [address, status] : resource_statuses) {
     OrderedJson s;
     s["status"] = status.status;
     if (!status.conditions.empty()) s["conditions"] = status.conditions;
     if (status.message) s["message"] = *status.message;
     statuses[address] = std::move(s);
   }
-  root["resource_statuses"] = std::move(statuses);
-  OrderedJson approvals = OrderedJson::object();
-  for (const auto& [id, record] : state.approval_records) {
-    approvals[id] = {{"consumed_at", record.consumed_at}, {"consumed_by_operation", record.consumed_by_operation}};
-  }
-  root["approval_records"] = std::move(approvals);
-  OrderedJson recoveries = OrderedJson::object();
-  for (const auto& [id, record] : state.recovery_records) {
-    recoveries[id] = {{"kind", record.kind},
-                      {"graph_id", record.graph_id},
-                      {"outcome", record.outcome},
-                      {"recovered_at", record.recovered_at},
-                      {"actor", NullableJson(record.actor)}};
-  }
-  root["recovery_records"] = std::move(recoveries);
+  return statuses;
+}
+
+OrderedJson ObservationsObject(const std::map<std::string, Observation>& state_observations) {
   OrderedJson observations = OrderedJson::object();
-  for (const auto& [address, o] : state.observations) {
+  for (const auto& [address, o] : state_observations) {
     if (o.kind == "tombstone") {
       observations[address] = {{"kind", o.kind},
                                {"deleted_at", NullableJson(o.deleted_at)},
@@ -251,7 +227,51 @@ std::string SerializeState(const ClusterState& state) {
                              {"schema_matches_desired", NullableJson(o.schema_matches_desired)},
                              {"error", NullableJson(o.error)}};
   }
-  root["observations"] = std::move(observations);
+  return observations;
+}
+
+}  // namespace
+
+std::string ResourceStatusesJson(const std::map<std::string, ResourceStatus>& resource_statuses) {
+  return StatusesObject(resource_statuses).dump();
+}
+
+std::string ObservationsJson(const std::map<std::string, Observation>& observations) {
+  return ObservationsObject(observations).dump();
+}
+
+std::string SerializeState(const ClusterState& state) {
+  OrderedJson root;
+  root["version"] = state.version;
+  root["state_revision"] = state.state_revision;
+  OrderedJson resources = OrderedJson::object();
+  for (const auto& [address, resource] : state.resources) {
+    OrderedJson r;
+    r["digest"] = resource.digest;
+    if (resource.applies_to) r["applies_to"] = *resource.applies_to;
+    if (resource.embedding_provider) r["embedding_provider"] = *resource.embedding_provider;
+    if (resource.embedding_profile) r["embedding_profile"] = OrderedJson::parse(*resource.embedding_profile);
+    if (resource.external_blob_policy) r["external_blob_policy"] = OrderedJson::parse(*resource.external_blob_policy);
+    resources[address] = std::move(r);
+  }
+  root["applied_revision"] = {{"config_digest", NullableJson(state.config_digest)},
+                              {"resources", std::move(resources)}};
+  root["resource_statuses"] = StatusesObject(state.resource_statuses);
+  OrderedJson approvals = OrderedJson::object();
+  for (const auto& [id, record] : state.approval_records) {
+    approvals[id] = {{"consumed_at", record.consumed_at}, {"consumed_by_operation", record.consumed_by_operation}};
+  }
+  root["approval_records"] = std::move(approvals);
+  OrderedJson recoveries = OrderedJson::object();
+  for (const auto& [id, record] : state.recovery_records) {
+    recoveries[id] = {{"kind", record.kind},
+                      {"graph_id", record.graph_id},
+                      {"outcome", record.outcome},
+                      {"recovered_at", record.recovered_at},
+                      {"actor", NullableJson(record.actor)}};
+  }
+  root["recovery_records"] = std::move(recoveries);
+  root["observations"] = ObservationsObject(state.observations);
   return root.dump(2) + "\n";
 }
 
