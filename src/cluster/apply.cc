@@ -1,5 +1,6 @@
 #include "cluster/apply.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>

@@ -187,7 +187,6 @@ void PrintObserveReport(const cluster::ObserveReport& report, std::ostream& out)
 void PrintPlanReport(const cluster::PlanReport& report, std::ostream& out) {
   if (!report.ok) {
     out << "cluster plan failed\n";
-    if (report.state_observations.locked) out << "  lock: held (" << LockDetail(report.state_observations) << ")\n";
     PrintDiagnostics(report.diagnostics, out);
     return;
   }
