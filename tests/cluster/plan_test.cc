@@ -223,5 +223,19 @@ TEST(ClusterStatusTest, ReportsMissingStateAsAWarningAndAHeldLock) {
   EXPECT_TRUE(root.Exists("__cluster/lock.json"));  // status never takes or breaks it
 }
 
+// §2.4: `state.lock: false` runs unlocked, with a warning naming the verb.
+TEST(ClusterPlanTest, DisabledLockWarnsAndTakesNoLock) {
+  ClusterRoot root;
+  root.Write("cluster.yaml", std::string(kMinimalCluster) + "state:\n  lock: false\n");
+  root.Seed();
+  WriteLock(root, kHeldLock);  // ignored: nothing takes or checks the lock
+  const PlanReport report = RunPlan(root.Options());
+  ASSERT_TRUE(report.ok) << Describe(report.diagnostics);
+  ASSERT_EQ(Codes(report.diagnostics), std::vector<std::string>{"state_lock_disabled"});
+  EXPECT_EQ(report.diagnostics[0].message, "state.lock is false; plan runs without acquiring the cluster state lock");
+  EXPECT_FALSE(report.state_observations.lock_acquired);
+  EXPECT_EQ(root.Read("__cluster/lock.json"), kHeldLock);
+}
+
 }  // namespace plan_test
 }  // namespace omnigraph::cluster::testing
