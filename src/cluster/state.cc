@@ -53,6 +53,22 @@ Result<std::optional<std::vector<std::string>>> OptionalStrings(const Json& obje
   return std::optional<std::vector<std::string>>(std::move(strings));
 }
 
+// The ledger keeps a profile and an external-blob policy as the compact
+// JSON the planner wrote (§1.8 and §1.5 key orders), which the graph
+// composite hashes and the planner compares as text; the reader sorts
+// object keys, so they are re-emitted in the writer's order (other keys,
+// which the writer never produces, follow sorted).
+OrderedJson InKeyOrder(const Json& object, std::initializer_list<std::string_view> order) {
+  OrderedJson ordered = OrderedJson::object();
+  for (std::string_view key : order) {
+    if (auto found = object.find(std::string(key)); found != object.end()) ordered[std::string(key)] = *found;
+  }
+  for (const auto& [key, item] : object.items()) {
+    if (!ordered.contains(key)) ordered[key] = item;
+  }
+  return ordered;
+}
+
 Result<StateResource> DecodeResource(const Json& value, const std::string& path) {
   OG_RETURN_IF_ERROR(kStrict.OnlyKeys(value, path,
                                       {"digest", "applies_to", "embedding_provider", "embedding_profile",
@@ -61,12 +77,21 @@ Result<StateResource> DecodeResource(const Json& value, const std::string& path)
   OG_ASSIGN_OR_RETURN(resource.digest, kStrict.RequiredString(value, path, "digest"));
   OG_ASSIGN_OR_RETURN(resource.applies_to, OptionalStrings(value, path, "applies_to"));
   OG_ASSIGN_OR_RETURN(resource.embedding_provider, kStrict.OptionalString(value, path, "embedding_provider"));
-  for (auto [key, slot] : {std::pair{"embedding_profile", &resource.embedding_profile},
-                           std::pair{"external_blob_policy", &resource.external_blob_policy}}) {
-    auto object = value.find(key);
-    if (object == value.end()) continue;
-    OG_RETURN_IF_ERROR(kStrict.ExpectObject(*object, StrictJson::Child(path, key)));
-    *slot = object->dump();
+  if (auto profile = value.find("embedding_profile"); profile != value.end()) {
+    OG_RETURN_IF_ERROR(kStrict.ExpectObject(*profile, StrictJson::Child(path, "embedding_profile")));
+    resource.embedding_profile = InKeyOrder(*profile, {"kind", "base_url", "model", "api_key"}).dump();
+  }
+  if (auto policy = value.find("external_blob_policy"); policy != value.end()) {
+    OG_RETURN_IF_ERROR(kStrict.ExpectObject(*policy, StrictJson::Child(path, "external_blob_policy")));
+    OrderedJson ordered = InKeyOrder(*policy, {"mode", "bases"});
+    if (auto bases = policy->find("bases"); bases != policy->end() && bases->is_array()) {
+      OrderedJson list = OrderedJson::array();
+      for (const Json& base : *bases) {
+        list.push_back(base.is_object() ? InKeyOrder(base, {"uri", "scope"}) : OrderedJson(base));
+      }
+      ordered["bases"] = std::move(list);
+    }
+    resource.external_blob_policy = ordered.dump();
   }
   return resource;
 }

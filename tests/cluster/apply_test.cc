@@ -163,6 +163,61 @@ TEST(ClusterApplyTest, UnsupportedSchemaChangePreservesAppliedExternalBlobPolicy
   EXPECT_FALSE(report.converged);
 }
 
+std::string ClusterWithBlobBase(std::string_view base) {
+  return std::string(kMinimalCluster).replace(
+      std::string(kMinimalCluster).find("policies:"), 0,
+      "    external_blobs:\n      allow:\n        - base: " + std::string(base) + "\n          scope: server_safe\n");
+}
+
+// §7 scenario 18 with an allow-list: a blocked schema change keeps the
+// ledger's external-blob policy (and the ledger stays self-consistent).
+TEST(ClusterApplyTest, BlockedSchemaChangeKeepsTheLedgersAllowPolicy) {
+  ClusterRoot root;
+  root.Write("cluster.yaml", ClusterWithBlobBase("S3://Assets/knowledge"));
+  ASSERT_TRUE(RunImport(root.Options()).ok);
+  ASSERT_TRUE(RunApply(root.Options()).ok);
+  const std::string applied = R"({"mode":"allow","bases":[{"uri":"s3://assets/knowledge/","scope":"server_safe"}]})";
+  ASSERT_EQ(root.Ledger().resources.at("graph.knowledge").external_blob_policy, applied);
+
+  root.Write("cluster.yaml", ClusterWithBlobBase("s3://assets/other"));
+  root.Write("people.pg", "node Person {\n    name: String @key\n    age: I64?\n}\n");
+  const ApplyReport report = RunApply(root.Options());
+  EXPECT_TRUE(HasCode(report.diagnostics, "schema_apply_failed"));
+  EXPECT_EQ(root.Ledger().resources.at("graph.knowledge").external_blob_policy, applied);
+  EXPECT_TRUE(CheckLedgerAuthority(root.Ledger()).ok());
+
+  // Once the schema change is reverted, the new allow-list applies.
+  root.Write("people.pg", kPeopleSchema);
+  const ApplyReport converged = RunApply(root.Options());
+  ASSERT_TRUE(converged.ok) << Describe(converged.diagnostics);
+  EXPECT_TRUE(converged.converged);
+  EXPECT_EQ(root.Ledger().resources.at("graph.knowledge").external_blob_policy,
+            R"({"mode":"allow","bases":[{"uri":"s3://assets/other/","scope":"server_safe"}]})");
+}
+
+// A provider's profile survives the ledger round trip: the second apply
+// plans no embedding_profile metadata update (§3.2).
+TEST(ClusterApplyTest, EmbeddingProviderProfileConvergesAcrossRuns) {
+  ClusterRoot root;
+  std::string yaml = std::string(kMinimalCluster);
+  yaml.replace(yaml.find("graphs:"), 0,
+               "providers:\n  embedding:\n    local:\n      kind: mock\n      model: tiny\n"
+               "      base_url: http://localhost:1\n");
+  yaml.replace(yaml.find("    queries:"), 0, "    embedding_provider: local\n");
+  root.Write("cluster.yaml", yaml);
+  ASSERT_TRUE(RunImport(root.Options()).ok);
+  const ApplyReport first = RunApply(root.Options());
+  ASSERT_TRUE(first.ok) << Describe(first.diagnostics);
+  EXPECT_TRUE(first.converged);
+  const ClusterState state = root.Ledger();
+  EXPECT_EQ(state.resources.at("provider.embedding.local").embedding_profile,
+            R"({"kind":"mock","base_url":"http://localhost:1","model":"tiny"})");
+  EXPECT_EQ(state.resources.at("graph.knowledge").embedding_provider, "provider.embedding.local");
+  const ApplyReport second = RunApply(root.Options());
+  EXPECT_TRUE(second.changes.empty());
+  EXPECT_FALSE(second.state_written);
+}
+
 constexpr std::string_view kPeopleWithEmail =
     "node Person {\n    name: String @key\n    age: I32?\n    email: String?\n}\n";
 constexpr std::string_view kFindPersonWithEmail =
