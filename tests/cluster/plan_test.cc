@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "cluster/plan.h"
+#include "cluster/apply.h"
+#include "cluster/approve.h"
+#include "cluster/import.h"
 #include "cluster/plan_command.h"
 #include "cluster/state_lock.h"
 #include "cluster/status.h"
@@ -221,6 +224,39 @@ TEST(ClusterStatusTest, ReportsMissingStateAsAWarningAndAHeldLock) {
   EXPECT_EQ(held.state_observations.state_revision, 1u);
   EXPECT_EQ(held.resource_digests.size(), 2u);
   EXPECT_TRUE(root.Exists("__cluster/lock.json"));  // status never takes or breaks it
+}
+
+// §6.3: a second locking command is refused and touches nothing.
+TEST(ClusterPlanTest, HeldLockRefusesEveryLockingCommand) {
+  ClusterRoot root;
+  root.Seed();
+  WriteLock(root, kHeldLock);
+  const std::string ledger = root.LedgerBytes();
+  EXPECT_EQ(Codes(RunApply(root.Options()).diagnostics), std::vector<std::string>{"state_lock_held"});
+  EXPECT_EQ(Codes(RunRefresh(root.Options()).diagnostics), std::vector<std::string>{"state_lock_held"});
+  EXPECT_EQ(Codes(RunApprove(root.Options(), "graph.knowledge").diagnostics),
+            std::vector<std::string>{"state_lock_held"});
+  EXPECT_EQ(root.LedgerBytes(), ledger);
+  EXPECT_EQ(root.Read("__cluster/lock.json"), kHeldLock);
+  EXPECT_FALSE(root.Exists("__cluster/resources"));
+}
+
+// §4.6: status verifies the payload catalog as diagnostics only.
+TEST(ClusterStatusTest, ReportsMissingAndAlteredPayloads) {
+  ClusterRoot root;
+  root.Seed();
+  ASSERT_TRUE(RunApply(root.Options()).ok);
+  const std::string ledger = root.LedgerBytes();
+  std::filesystem::remove(root.At("__cluster/resources/query/knowledge/find_person/" + root.DigestOf("people.gq") +
+                                  ".gq"));
+  root.Write("__cluster/resources/policy/base/" + root.DigestOf("base.policy.yaml") + ".yaml", "tampered");
+  const StatusReport report = RunStatus(root.Options());
+  EXPECT_TRUE(report.ok) << Describe(report.diagnostics);
+  EXPECT_EQ(Codes(report.diagnostics),
+            (std::vector<std::string>{"catalog_payload_mismatch", "catalog_payload_missing"}));
+  EXPECT_EQ(report.diagnostics[0].path, "policy.base");
+  EXPECT_EQ(report.diagnostics[1].path, "query.knowledge.find_person");
+  EXPECT_EQ(root.LedgerBytes(), ledger);
 }
 
 // §2.4: `state.lock: false` runs unlocked, with a warning naming the verb.
