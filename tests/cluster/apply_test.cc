@@ -253,6 +253,28 @@ TEST(ClusterApplyTest, SchemaUpdateAndDependentQueryInOneRun) {
   EXPECT_TRUE(RunApply(root.Options()).changes.empty());
 }
 
+// §4.4 step 4: a live non-main branch refuses the schema apply before any
+// sidecar is written.
+TEST(ClusterApplyTest, SchemaApplyOnAGraphWithBranchesIsRefused) {
+  ClusterRoot root;
+  ASSERT_TRUE(RunImport(root.Options()).ok);
+  ASSERT_TRUE(RunApply(root.Options()).ok);
+  {
+    auto graph = api::Omnigraph::Open(root.At("graphs/knowledge.omni"));
+    ASSERT_TRUE(graph.ok());
+    ASSERT_TRUE((*graph)->BranchCreate("feature").ok());
+  }
+  root.Write("people.pg", kPeopleWithEmail);
+  const ApplyReport report = RunApply(root.Options());
+  const Diagnostic* failed = FindCode(report.diagnostics, "schema_apply_failed");
+  ASSERT_NE(failed, nullptr) << Describe(report.diagnostics);
+  EXPECT_EQ(failed->message, "schema apply is not supported on '" + root.At("graphs/knowledge.omni") +
+                                 "': schema apply requires a graph with only main");
+  EXPECT_TRUE(root.Sidecars().empty());
+  EXPECT_EQ(root.Ledger().resource_statuses.at("schema.knowledge").conditions,
+            std::vector<std::string>{"schema_apply_failed"});
+}
+
 // A ledger that also holds graph `old` (schema + one query), which the
 // config no longer declares; its root exists when `with_root`.
 void AddOldGraph(const ClusterRoot& root, bool with_root) {
