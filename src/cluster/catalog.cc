@@ -17,6 +17,17 @@ std::string PolicyPayloadKey(const std::string& root, std::string_view policy, s
   return JoinPath(root, fmt::format("__cluster/resources/policy/{}/{}.yaml", policy, digest));
 }
 
+std::optional<std::string> PayloadKeyOf(const std::string& root, std::string_view address, std::string_view digest) {
+  constexpr std::string_view kPolicy = "policy.";
+  constexpr std::string_view kQuery = "query.";
+  if (address.substr(0, kPolicy.size()) == kPolicy) return PolicyPayloadKey(root, address.substr(kPolicy.size()), digest);
+  if (address.substr(0, kQuery.size()) != kQuery) return std::nullopt;
+  const std::string_view rest = address.substr(kQuery.size());
+  const size_t dot = rest.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  return QueryPayloadKey(root, rest.substr(0, dot), rest.substr(dot + 1), digest);
+}
+
 Status StorePayload(ObjectStore& store, const std::string& key, std::string_view digest, std::string_view source) {
   auto existing = store.Head(key);
   if (existing.ok()) return Status::OK();  // immutable: the bytes of this digest are already there

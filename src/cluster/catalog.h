@@ -10,6 +10,7 @@
 // (state.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,10 @@ std::string QueryPayloadKey(const std::string& root, std::string_view graph, std
                             std::string_view digest);
 // `root`/__cluster/resources/policy/<policy>/<digest>.yaml
 std::string PolicyPayloadKey(const std::string& root, std::string_view policy, std::string_view digest);
+
+// The payload key of a ledger entry: QueryPayloadKey for `query.<g>.<n>`,
+// PolicyPayloadKey for `policy.<p>`, none for the kinds without payloads.
+std::optional<std::string> PayloadKeyOf(const std::string& root, std::string_view address, std::string_view digest);
 
 // Stores `source` (the bytes just re-read from the config dir) at `key`
 // unless an object is already there. `digest` is the lower-case hex

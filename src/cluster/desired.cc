@@ -323,9 +323,9 @@ void CheckConfig(Collector& collector, const LoadOptions& options, DesiredCluste
   desired->config_digest = ConfigDigest(config, desired->resource_digests);
 }
 
-}  // namespace
-
-LoadOutcome LoadDesiredCluster(const std::string& config_dir, const LoadOptions& options) {
+// §1.1 steps 1–4, then the semantic checks: all of them, or (`header_only`)
+// the header's.
+LoadOutcome LoadConfigDir(const std::string& config_dir, const LoadOptions& options, bool header_only) {
   LoadOutcome outcome;
   outcome.config_dir = config_dir;
   const fs::path directory(config_dir);
@@ -358,9 +358,23 @@ LoadOutcome LoadDesiredCluster(const std::string& config_dir, const LoadOptions&
   Collector collector;
   collector.config_dir = directory;
   collector.diagnostics = &outcome.diagnostics;
-  CheckConfig(collector, options, &desired);
+  if (header_only) {
+    CheckHeader(collector, desired.config, &desired);
+  } else {
+    CheckConfig(collector, options, &desired);
+  }
   outcome.desired = std::move(desired);
   return outcome;
+}
+
+}  // namespace
+
+LoadOutcome LoadDesiredCluster(const std::string& config_dir, const LoadOptions& options) {
+  return LoadConfigDir(config_dir, options, /*header_only=*/false);
+}
+
+LoadOutcome LoadClusterHeader(const std::string& config_dir) {
+  return LoadConfigDir(config_dir, LoadOptions{}, /*header_only=*/true);
 }
 
 Diagnostics ValidateOnlyWarnings(const DesiredCluster& desired) {

@@ -108,6 +108,12 @@ struct LoadOutcome {
 // `policy_file_missing`, `policy_invalid`).
 LoadOutcome LoadDesiredCluster(const std::string& config_dir, const LoadOptions& options = {});
 
+// `cluster status` and `force-unlock` (§4.6, §4.7): the pipeline of
+// LoadDesiredCluster up to the typed parse, then only the header checks
+// (version, metadata.name, state.backend, storage); `desired` carries the
+// config, storage root and lock setting, no resources.
+LoadOutcome LoadClusterHeader(const std::string& config_dir);
+
 // The warnings only `validate` adds (§1.5), once the load is error-free:
 // `external_blob_ingress_default_deny` at `graphs.<g>.external_blobs` per
 // graph whose external-blob policy is Deny.

@@ -178,4 +178,11 @@ Status WriteApprovalArtifact(ObjectStore& store, const std::string& root, const 
                      SerializeApprovalArtifact(artifact));
 }
 
+Status DeleteRecoverySidecar(ObjectStore& store, const std::string& root, const std::string& operation_id) {
+  const std::string key = JoinPath(JoinPath(root, kRecoveriesDir), operation_id + ".json");
+  Status removed = store.Delete(key);
+  if (removed.ok() || removed.code() == ErrorCode::kNotFound) return Status::OK();
+  return WithClusterCode(IoError(fmt::format("could not delete {}: {}", key, removed.message())), "state_write_error");
+}
+
 }  // namespace omnigraph::cluster

@@ -88,4 +88,9 @@ Result<RecordListing<ApprovalArtifact>> ListApprovalArtifacts(ObjectStore& store
 Status WriteRecoverySidecar(ObjectStore& store, const std::string& root, const RecoverySidecar& sidecar);
 Status WriteApprovalArtifact(ObjectStore& store, const std::string& root, const ApprovalArtifact& artifact);
 
+// Deletes the sidecar of `operation_id` (a missing file is success): the
+// operation completed, or the recovery sweep retired it (§6.2).
+// Errors: state_write_error.
+Status DeleteRecoverySidecar(ObjectStore& store, const std::string& root, const std::string& operation_id);
+
 }  // namespace omnigraph::cluster

@@ -53,6 +53,22 @@ Result<std::optional<std::vector<std::string>>> OptionalStrings(const Json& obje
   return std::optional<std::vector<std::string>>(std::move(strings));
 }
 
+// The ledger keeps a profile and an external-blob policy as the compact
+// JSON the planner wrote (§1.8 and §1.5 key orders), which the graph
+// composite hashes and the planner compares as text; the reader sorts
+// object keys, so they are re-emitted in the writer's order (other keys,
+// which the writer never produces, follow sorted).
+OrderedJson InKeyOrder(const Json& object, std::initializer_list<std::string_view> order) {
+  OrderedJson ordered = OrderedJson::object();
+  for (std::string_view key : order) {
+    if (auto found = object.find(std::string(key)); found != object.end()) ordered[std::string(key)] = *found;
+  }
+  for (const auto& [key, item] : object.items()) {
+    if (!ordered.contains(key)) ordered[key] = item;
+  }
+  return ordered;
+}
+
 Result<StateResource> DecodeResource(const Json& value, const std::string& path) {
   OG_RETURN_IF_ERROR(kStrict.OnlyKeys(value, path,
                                       {"digest", "applies_to", "embedding_provider", "embedding_profile",
@@ -61,12 +77,21 @@ Result<StateResource> DecodeResource(const Json& value, const std::string& path)
   OG_ASSIGN_OR_RETURN(resource.digest, kStrict.RequiredString(value, path, "digest"));
   OG_ASSIGN_OR_RETURN(resource.applies_to, OptionalStrings(value, path, "applies_to"));
   OG_ASSIGN_OR_RETURN(resource.embedding_provider, kStrict.OptionalString(value, path, "embedding_provider"));
-  for (auto [key, slot] : {std::pair{"embedding_profile", &resource.embedding_profile},
-                           std::pair{"external_blob_policy", &resource.external_blob_policy}}) {
-    auto object = value.find(key);
-    if (object == value.end()) continue;
-    OG_RETURN_IF_ERROR(kStrict.ExpectObject(*object, StrictJson::Child(path, key)));
-    *slot = object->dump();
+  if (auto profile = value.find("embedding_profile"); profile != value.end()) {
+    OG_RETURN_IF_ERROR(kStrict.ExpectObject(*profile, StrictJson::Child(path, "embedding_profile")));
+    resource.embedding_profile = InKeyOrder(*profile, {"kind", "base_url", "model", "api_key"}).dump();
+  }
+  if (auto policy = value.find("external_blob_policy"); policy != value.end()) {
+    OG_RETURN_IF_ERROR(kStrict.ExpectObject(*policy, StrictJson::Child(path, "external_blob_policy")));
+    OrderedJson ordered = InKeyOrder(*policy, {"mode", "bases"});
+    if (auto bases = policy->find("bases"); bases != policy->end() && bases->is_array()) {
+      OrderedJson list = OrderedJson::array();
+      for (const Json& base : *bases) {
+        list.push_back(base.is_object() ? InKeyOrder(base, {"uri", "scope"}) : OrderedJson(base));
+      }
+      ordered["bases"] = std::move(list);
+    }
+    resource.external_blob_policy = ordered.dump();
   }
   return resource;
 }
@@ -190,47 +215,23 @@ Result<ClusterState> ParseState(std::string_view bytes) {
   return state;
 }
 
-std::string SerializeState(const ClusterState& state) {
-  OrderedJson root;
-  root["version"] = state.version;
-  root["state_revision"] = state.state_revision;
-  OrderedJson resources = OrderedJson::object();
-  for (const auto& [address, resource] : state.resources) {
-    OrderedJson r;
-    r["digest"] = resource.digest;
-    if (resource.applies_to) r["applies_to"] = *resource.applies_to;
-    if (resource.embedding_provider) r["embedding_provider"] = *resource.embedding_provider;
-    if (resource.embedding_profile) r["embedding_profile"] = OrderedJson::parse(*resource.embedding_profile);
-    if (resource.external_blob_policy) r["external_blob_policy"] = OrderedJson::parse(*resource.external_blob_policy);
-    resources[address] = std::move(r);
-  }
-  root["applied_revision"] = {{"config_digest", NullableJson(state.config_digest)},
-                              {"resources", std::move(resources)}};
+namespace {
+
+OrderedJson StatusesObject(const std::map<std::string, ResourceStatus>& resource_statuses) {
   OrderedJson statuses = OrderedJson::object();
-  for (const auto& [address, status] : state.resource_statuses) {
+  for (const auto& [address, status] : resource_statuses) {
     OrderedJson s;
     s["status"] = status.status;
     if (!status.conditions.empty()) s["conditions"] = status.conditions;
     if (status.message) s["message"] = *status.message;
     statuses[address] = std::move(s);
   }
-  root["resource_statuses"] = std::move(statuses);
-  OrderedJson approvals = OrderedJson::object();
-  for (const auto& [id, record] : state.approval_records) {
-    approvals[id] = {{"consumed_at", record.consumed_at}, {"consumed_by_operation", record.consumed_by_operation}};
-  }
-  root["approval_records"] = std::move(approvals);
-  OrderedJson recoveries = OrderedJson::object();
-  for (const auto& [id, record] : state.recovery_records) {
-    recoveries[id] = {{"kind", record.kind},
-                      {"graph_id", record.graph_id},
-                      {"outcome", record.outcome},
-                      {"recovered_at", record.recovered_at},
-                      {"actor", NullableJson(record.actor)}};
-  }
-  root["recovery_records"] = std::move(recoveries);
+  return statuses;
+}
+
+OrderedJson ObservationsObject(const std::map<std::string, Observation>& state_observations) {
   OrderedJson observations = OrderedJson::object();
-  for (const auto& [address, o] : state.observations) {
+  for (const auto& [address, o] : state_observations) {
     if (o.kind == "tombstone") {
       observations[address] = {{"kind", o.kind},
                                {"deleted_at", NullableJson(o.deleted_at)},
@@ -251,7 +252,51 @@ std::string SerializeState(const ClusterState& state) {
                              {"schema_matches_desired", NullableJson(o.schema_matches_desired)},
                              {"error", NullableJson(o.error)}};
   }
-  root["observations"] = std::move(observations);
+  return observations;
+}
+
+}  // namespace
+
+std::string ResourceStatusesJson(const std::map<std::string, ResourceStatus>& resource_statuses) {
+  return StatusesObject(resource_statuses).dump();
+}
+
+std::string ObservationsJson(const std::map<std::string, Observation>& observations) {
+  return ObservationsObject(observations).dump();
+}
+
+std::string SerializeState(const ClusterState& state) {
+  OrderedJson root;
+  root["version"] = state.version;
+  root["state_revision"] = state.state_revision;
+  OrderedJson resources = OrderedJson::object();
+  for (const auto& [address, resource] : state.resources) {
+    OrderedJson r;
+    r["digest"] = resource.digest;
+    if (resource.applies_to) r["applies_to"] = *resource.applies_to;
+    if (resource.embedding_provider) r["embedding_provider"] = *resource.embedding_provider;
+    if (resource.embedding_profile) r["embedding_profile"] = OrderedJson::parse(*resource.embedding_profile);
+    if (resource.external_blob_policy) r["external_blob_policy"] = OrderedJson::parse(*resource.external_blob_policy);
+    resources[address] = std::move(r);
+  }
+  root["applied_revision"] = {{"config_digest", NullableJson(state.config_digest)},
+                              {"resources", std::move(resources)}};
+  root["resource_statuses"] = StatusesObject(state.resource_statuses);
+  OrderedJson approvals = OrderedJson::object();
+  for (const auto& [id, record] : state.approval_records) {
+    approvals[id] = {{"consumed_at", record.consumed_at}, {"consumed_by_operation", record.consumed_by_operation}};
+  }
+  root["approval_records"] = std::move(approvals);
+  OrderedJson recoveries = OrderedJson::object();
+  for (const auto& [id, record] : state.recovery_records) {
+    recoveries[id] = {{"kind", record.kind},
+                      {"graph_id", record.graph_id},
+                      {"outcome", record.outcome},
+                      {"recovered_at", record.recovered_at},
+                      {"actor", NullableJson(record.actor)}};
+  }
+  root["recovery_records"] = std::move(recoveries);
+  root["observations"] = ObservationsObject(state.observations);
   return root.dump(2) + "\n";
 }
 

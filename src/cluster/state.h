@@ -128,6 +128,11 @@ Result<ClusterState> ParseState(std::string_view bytes);
 // The file bytes of `state`: pretty JSON, two-space indent, trailing newline.
 std::string SerializeState(const ClusterState& state);
 
+// The compact JSON of a statuses or observations map exactly as state.json
+// holds it (§2.2); commands print these in their reports (§4.2, §4.6).
+std::string ResourceStatusesJson(const std::map<std::string, ResourceStatus>& resource_statuses);
+std::string ObservationsJson(const std::map<std::string, Observation>& observations);
+
 // "sha256:" + lower-case hex SHA-256 of `bytes`: the CAS token of a ledger file.
 std::string StateCas(std::string_view bytes);
 

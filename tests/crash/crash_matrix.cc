@@ -130,6 +130,17 @@ constexpr CrashCell kCells[] = {
     {fp::kCleanupBeforeManifestSweep, kCleanupWrites,       0,   kUnchanged,   "before_manifest_sweep"},
     {fp::kCleanupAfterManifestVersion, kCleanupWrites,      0,   kUnchanged,   "after_first_manifest_version"},
     {fp::kCleanupAfterManifestVersion, kCleanupWrites,      3,   kUnchanged,   "after_fourth_manifest_version"},
+    // cluster apply (spec/cluster.md §6.1): state.json is never written
+    // before these, so a kill leaves the ledger unchanged; the next apply's
+    // recovery sweep settles the sidecar.
+    {fp::kClusterApplyBeforeGraphCreate, kClusterApplyWrites, 0, kUnchanged,  "before_graph_create"},
+    {fp::kClusterApplyAfterGraphCreate,  kClusterApplyWrites, 0, kUnchanged,  "after_graph_create"},
+    {fp::kClusterApplyBeforeSchemaApply, kClusterApplyWrites, 0, kUnchanged,  "before_schema_apply"},
+    {fp::kClusterApplyAfterSchemaApply,  kClusterApplyWrites, 0, kUnchanged,  "after_schema_apply"},
+    {fp::kClusterApplyAfterPayloadPhase, kClusterApplyWrites, 0, kUnchanged,  "after_payload_phase"},
+    {fp::kClusterApplyBeforeGraphDelete, kClusterApplyWrites, 0, kUnchanged,  "before_graph_delete"},
+    {fp::kClusterApplyAfterGraphDelete,  kClusterApplyWrites, 0, kUnchanged,  "after_graph_delete"},
+    {fp::kClusterApplyBeforeStateWrite,  kClusterApplyWrites, 0, kUnchanged,  "before_state_write"},
 };
 
 bool Covers(std::span<const CrashCell> cells, std::string_view failpoint) {
@@ -156,6 +167,7 @@ std::string_view WriteName(Write write) {
     case Write::kSchemaApply: return "schema_apply";
     case Write::kOptimize: return "optimize";
     case Write::kCleanup: return "cleanup";
+    case Write::kClusterApply: return "cluster_apply";
   }
   return "unknown";
 }
@@ -168,7 +180,8 @@ std::vector<CrashCase> CrashMatrix(std::span<const std::string_view> declared, W
                                    Write::kDelete,       Write::kTag,          Write::kBranch,
                                    Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                    Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                   Write::kDrop,         Write::kSchemaApply, Write::kOptimize, Write::kCleanup};
+                                   Write::kDrop,         Write::kSchemaApply, Write::kOptimize, Write::kCleanup,
+                                   Write::kClusterApply};
   std::vector<CrashCase> cases;
   for (std::string_view failpoint : declared) {
     for (const CrashCell& cell : cells) {

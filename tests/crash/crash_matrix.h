@@ -55,11 +55,16 @@ enum class Write : uint8_t {
   // cleanup --keep 1 (cleanup_crash_test.cc): releases an expired
   // proposal's tag, sweeps table versions and __manifest versions.
   kCleanup,
+  // `cluster apply` (tests/cluster/apply_crash_test.cc): each cluster_apply.*
+  // failpoint is reached by the apply of a scenario made for it (a graph
+  // create, a schema update, an approved delete); every one of them comes
+  // before the ledger write, so a kill leaves state.json as it was.
+  kClusterApply,
 };
 
 // "load", "insert", "update", "delete", "tag", "branch", "branch_create",
 // "branch_delete", "fast_forward_merge", "three_way_merge", "propose",
-// "publish", "drop", "schema_apply", "optimize", "cleanup".
+// "publish", "drop", "schema_apply", "optimize", "cleanup", "cluster_apply".
 std::string_view WriteName(Write write);
 
 // A set of writes, for a cell that each of them reaches at the same hit.
@@ -82,11 +87,13 @@ inline constexpr Writes kBranchControlWrites{Write::kBranchCreate, Write::kBranc
 inline constexpr Writes kMerges{Write::kFastForwardMerge, Write::kThreeWayMerge};
 inline constexpr Writes kProposalWrites{Write::kPropose, Write::kPublish, Write::kDrop};
 inline constexpr Writes kCleanupWrites{Write::kCleanup};
+inline constexpr Writes kClusterApplyWrites{Write::kClusterApply};
 inline constexpr Writes kEveryWrite{Write::kLoad,         Write::kInsert,       Write::kUpdate,
                                     Write::kDelete,       Write::kTag,          Write::kBranch,
                                     Write::kBranchCreate, Write::kBranchDelete, Write::kFastForwardMerge,
                                     Write::kThreeWayMerge, Write::kPropose,     Write::kPublish,
-                                    Write::kDrop,         Write::kSchemaApply, Write::kOptimize, Write::kCleanup};
+                                    Write::kDrop,         Write::kSchemaApply, Write::kOptimize, Write::kCleanup,
+                                    Write::kClusterApply};
 
 // What a write leaves when it is killed at the cell, and what it reports
 // when the same hit returns an error instead.

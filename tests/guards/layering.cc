@@ -21,9 +21,10 @@ struct Section2Row {
 // not layers), plus two amendments: compiler may use columnar, whose Schema
 // and value types the catalog shares with storage (structure.md §2); and the
 // cluster control plane (spec/cluster.md), which the table predates, sits
-// beside api: it reads config dirs and ledgers through io and type-checks
-// stored queries with the compiler, and both front ends (the `cluster`
-// verbs and the server's boot) use it.
+// above api: it reads config dirs and ledgers through io, type-checks
+// stored queries with the compiler, and creates, observes and migrates the
+// graphs it applies through api; both front ends (the `cluster` verbs and
+// the server's boot) use it.
 const std::vector<Section2Row>& Section2() {
   static const auto* rows = new std::vector<Section2Row>{
       {"util", {}},
@@ -37,7 +38,7 @@ const std::vector<Section2Row>& Section2() {
       {"exec", {"graph", "index"}},
       {"policy", {"util"}},
       {"api", {"exec", "policy"}},
-      {"cluster", {"io", "compiler"}},
+      {"cluster", {"io", "compiler", "api"}},
       {"cli", {"api", "cluster"}},
       {"server", {"api", "cluster"}},
   };
