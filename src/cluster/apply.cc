@@ -8,6 +8,7 @@
 #include "api/omnigraph.h"
 #include "cluster/catalog.h"
 #include "cluster/files.h"
+#include "cluster/import.h"
 #include "cluster/observe.h"
 #include "cluster/records.h"
 #include "cluster/sweep.h"
@@ -75,7 +76,7 @@ class ApplyRun {
   std::optional<ClusterStorage> storage_;
   CommandLock lock_;
   ClusterState snapshot_;  // the ledger as read
-  std::string snapshot_cas_;
+  std::optional<std::string> snapshot_cas_;  // none: no ledger yet
   ClusterState state_;     // after the sweep
   SweepOutcome sweep_;
   ClusterPlan plan_;
@@ -160,13 +161,24 @@ bool ApplyRun::Prepare() {
     return false;
   }
   ObserveState(*read, &report_.state_observations);
-  if (!read->state) {
-    Error("state_missing", std::string(kStateKey),
-          "apply requires an existing state.json; run `cluster import` to bootstrap state");
-    return false;
+  if (read->state) {
+    snapshot_ = *read->state;
+    snapshot_cas_ = *read->cas;
+  } else {
+    // Upstream refuses here (state_missing). We start from the ledger
+    // `cluster import` would write and say so: a first `apply` in a fresh
+    // config directory then converges it in one step (README).
+    auto bootstrapped = BootstrapState(*storage_, *desired_);
+    if (!bootstrapped.ok()) {
+      report_.diagnostics.push_back(
+          ErrorFromStatus(bootstrapped.status(), "graph_observation_error", std::string(kStateKey)));
+      return false;
+    }
+    report_.diagnostics.push_back(WarningDiagnostic(
+        "state_bootstrapped", std::string(kStateKey),
+        "no state.json yet: apply started from the ledger `cluster import` would record"));
+    snapshot_ = std::move(*bootstrapped);
   }
-  snapshot_ = *read->state;
-  snapshot_cas_ = *read->cas;
   report_.resource_statuses = snapshot_.resource_statuses;
   if (Status authority = CheckLedgerAuthority(snapshot_); !authority.ok()) {
     report_.diagnostics.push_back(

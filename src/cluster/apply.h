@@ -46,8 +46,9 @@ struct ApplyReport {
 
 // Runs §4.4 steps 1–10. Codes (beyond the load's): storage_root_invalid,
 // state_lock_held, state_lock_error, state_read_error, invalid_state_json,
-// state_missing "apply requires an existing state.json; run `cluster
-// import` to bootstrap state", external_blob_policy_digest_mismatch, the
+// (no ledger: the warning state_bootstrapped, then graph_observation_error
+// from BootstrapState; upstream's state_missing is not raised, see README),
+// external_blob_policy_digest_mismatch, the
 // sweep's (sweep.h), apply_approval_invariant_violation,
 // graph_create_failed "could not initialize graph at '<uri>': <err>",
 // graph_create_skipped, schema_apply_failed "schema apply is not supported

@@ -187,6 +187,16 @@ ObserveReport RunObserve(const CommandOptions& options, bool import) {
 }  // namespace
 
 ObserveReport RunImport(const CommandOptions& options) { return RunObserve(options, true); }
+
+Result<ClusterState> BootstrapState(const ClusterStorage& storage, const DesiredCluster& desired) {
+  ClusterState state;
+  state.config_digest = desired.config_digest;
+  if (size_t failed = ObserveGraphs(storage, desired, &state); failed > 0) {
+    return WithClusterCode(InvalidArgument(fmt::format("{} graph observation(s) failed", failed)),
+                           "graph_observation_error");
+  }
+  return state;
+}
 ObserveReport RunRefresh(const CommandOptions& options) { return RunObserve(options, false); }
 
 }  // namespace omnigraph::cluster

@@ -37,6 +37,14 @@ struct ObserveReport {
 // state_write_error.
 ObserveReport RunImport(const CommandOptions& options);
 
+// The ledger import starts from for `desired` before anything is written:
+// the desired config digest (§8 Q4) and an observation of every declared
+// graph root (§4.2). `apply` bootstraps a storage root without a ledger
+// from it (a divergence from §4.4; see the README). Errors:
+// graph_observation_error "<n> graph observation(s) failed".
+// REQUIRES: the caller holds the cluster lock of `storage`.
+Result<ClusterState> BootstrapState(const ClusterStorage& storage, const DesiredCluster& desired);
+
 // `cluster refresh`: as import on an existing ledger (state_missing
 // "refresh requires an existing state.json; run `cluster import` to
 // bootstrap state"), after the authority check

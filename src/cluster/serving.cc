@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cluster/catalog.h"
+#include "cluster/command.h"
 #include "cluster/config.h"
 #include "cluster/records.h"
 #include "cluster/state.h"
@@ -22,8 +23,9 @@ constexpr std::string_view kPolicyPrefix = "policy.";
 
 bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
-// The storage root `argument` names (§5, §2.1), or a diagnostic.
-Result<std::string> ResolveStorageRoot(const std::string& argument) {
+// The storage root `argument` names (§5, §2.1): a `file://` root as is,
+// else the config dir's `storage:` when cluster.yaml parses, else the dir.
+Result<std::string> ServingStorageRoot(const std::string& argument) {
   if (argument.find("://") != std::string::npos) {
     if (!StartsWith(argument, "file://")) {
       return InvalidArgument("[storage_root_invalid] " + argument +
@@ -31,19 +33,17 @@ Result<std::string> ResolveStorageRoot(const std::string& argument) {
     }
     return fs::absolute(argument.substr(7)).lexically_normal().string();
   }
-  fs::path dir = fs::absolute(argument).lexically_normal();
-  std::ifstream in(dir / "cluster.yaml", std::ios::binary);
-  if (!in) return dir.string();
-  std::stringstream text;
-  text << in.rdbuf();
-  auto config = ParseClusterConfig(text.str());
-  if (!config.ok() || !config->storage) return dir.string();
-  std::string storage = *config->storage;
-  if (StartsWith(storage, "file://")) storage = storage.substr(7);
-  if (storage.find("://") != std::string::npos) {
-    return InvalidArgument("[storage_root_invalid] storage: this build serves local storage roots only");
+  std::optional<std::string> storage;
+  std::ifstream in(fs::path(argument) / "cluster.yaml", std::ios::binary);
+  if (in) {
+    std::stringstream text;
+    text << in.rdbuf();
+    auto config = ParseClusterConfig(text.str());
+    if (config.ok()) storage = config->storage;
   }
-  return fs::absolute(storage).lexically_normal().string();
+  auto root = ResolveStorageRoot(storage, fs::absolute(argument).lexically_normal().string());
+  if (!root.ok()) return InvalidArgument("[storage_root_invalid] storage: " + root.status().message());
+  return root;
 }
 
 // Reads and re-hashes one catalog payload; a problem becomes a diagnostic.
@@ -84,7 +84,7 @@ Result<ServingSnapshot> ReadServingSnapshot(const std::string& argument) {
     for (const Diagnostic& d : errors) message += "\n  [" + d.code + "] " + d.path + ": " + d.message;
     return InvalidArgument(message);
   };
-  auto root = ResolveStorageRoot(argument);
+  auto root = ServingStorageRoot(argument);
   if (!root.ok()) {
     return InvalidArgument("the cluster at '" + argument + "' is not ready to serve:\n  " + root.status().message());
   }
