@@ -396,22 +396,21 @@ Result<exec::CommitView> Omnigraph::DescribeCommit(const std::string& id) {
   return exec::ShowCommitOrProposal(*graph_, id, bound_branch_);
 }
 
+Status Omnigraph::EnforceChangeOfCommit(const std::string& id) {
+  if (!policy_) return Status::OK();
+  // Publishing or dropping a proposal changes its recorded target branch.
+  OG_ASSIGN_OR_RETURN(exec::CommitView view, DescribeCommit(id));
+  return Enforce(policy::Action::kChange, view.commit.graph_branch.value_or(std::string(graph::kMainBranch)),
+                 std::nullopt);
+}
+
 Result<exec::CommitView> Omnigraph::CommitPublish(const std::string& id) {
-  if (policy_) {
-    // Publishing changes the commit's recorded target branch.
-    OG_ASSIGN_OR_RETURN(exec::CommitView view, DescribeCommit(id));
-    OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange,
-                               view.commit.graph_branch.value_or(std::string(graph::kMainBranch)), std::nullopt));
-  }
+  OG_RETURN_IF_ERROR(EnforceChangeOfCommit(id));
   return exec::PublishCommit(*graph_, id);
 }
 
 Result<std::vector<std::string>> Omnigraph::CommitDrop(const std::string& id) {
-  if (policy_) {
-    OG_ASSIGN_OR_RETURN(exec::CommitView view, DescribeCommit(id));
-    OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange,
-                               view.commit.graph_branch.value_or(std::string(graph::kMainBranch)), std::nullopt));
-  }
+  OG_RETURN_IF_ERROR(EnforceChangeOfCommit(id));
   return exec::DropCommit(*graph_, id);
 }
 

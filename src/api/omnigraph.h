@@ -432,6 +432,8 @@ class Omnigraph {
   // The engine gate (set_policy): OK, or PolicyDenied.
   Status Enforce(policy::Action action, std::optional<std::string> branch,
                  std::optional<std::string> target_branch) const;
+  // The gate for publishing or dropping proposal `id`: change on its branch.
+  Status EnforceChangeOfCommit(const std::string& id);
 
   std::string uri_;
   std::shared_ptr<graph::GraphStore> graph_;

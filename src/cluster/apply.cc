@@ -144,14 +144,8 @@ bool ApplyRun::Prepare() {
   if (outcome_->desired) report_.desired_config_digest = outcome_->desired->config_digest;
   if (!outcome_->ok() || !outcome_->desired) return false;
   desired_ = &*outcome_->desired;
-  auto root = ResolveStorageRoot(desired_->storage_root, options_.config_dir);
-  if (!root.ok()) {
-    report_.diagnostics.push_back(ErrorFromStatus(root.status(), "storage_root_invalid", "storage"));
-    return false;
-  }
-  storage_ = OpenClusterStorage(*root);
-  report_.state_observations.state_path = JoinPath(storage_->root, kStateKey);
-  report_.state_observations.lock_path = JoinPath(storage_->root, kLockKey);
+  storage_ = OpenDesiredStorage(*desired_, options_.config_dir, &report_.state_observations, &report_.diagnostics);
+  if (!storage_) return false;
   if (!lock_.Acquire(*storage_, desired_->state_lock, "apply", &report_.state_observations, &report_.diagnostics)) {
     return false;
   }

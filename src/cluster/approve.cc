@@ -14,12 +14,9 @@ ApproveReport RunApprove(const CommandOptions& options, const std::string& resou
   report.diagnostics = outcome.diagnostics;
   if (!outcome.ok() || !outcome.desired) return report;
   const DesiredCluster& desired = *outcome.desired;
-  auto root = ResolveStorageRoot(desired.storage_root, options.config_dir);
-  if (!root.ok()) {
-    report.diagnostics.push_back(ErrorFromStatus(root.status(), "storage_root_invalid", "storage"));
-    return report;
-  }
-  const ClusterStorage storage = OpenClusterStorage(*root);
+  auto opened = OpenDesiredStorage(desired, options.config_dir, nullptr, &report.diagnostics);
+  if (!opened) return report;
+  const ClusterStorage& storage = *opened;
   StateObservations observations;
   CommandLock lock;
   if (!lock.Acquire(storage, desired.state_lock, "approve", &observations, &report.diagnostics)) return report;

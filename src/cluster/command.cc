@@ -46,6 +46,21 @@ std::string GraphRootUri(const std::string& storage_root, std::string_view graph
   return JoinPath(storage_root, fmt::format("graphs/{}.omni", graph_id));
 }
 
+std::optional<ClusterStorage> OpenDesiredStorage(const DesiredCluster& desired, const std::string& config_dir,
+                                                 StateObservations* observations, Diagnostics* diagnostics) {
+  auto root = ResolveStorageRoot(desired.storage_root, config_dir);
+  if (!root.ok()) {
+    diagnostics->push_back(ErrorFromStatus(root.status(), "storage_root_invalid", "storage"));
+    return std::nullopt;
+  }
+  ClusterStorage storage = OpenClusterStorage(*root);
+  if (observations != nullptr) {
+    observations->state_path = JoinPath(storage.root, kStateKey);
+    observations->lock_path = JoinPath(storage.root, kLockKey);
+  }
+  return storage;
+}
+
 ClusterStorage OpenClusterStorage(const std::string& storage_root) {
   return ClusterStorage{storage_root, LocalStore::Make(storage_root)};
 }

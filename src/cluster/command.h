@@ -66,6 +66,13 @@ struct ClusterStorage {
 // Opens R as a local store (created lazily by the first write).
 ClusterStorage OpenClusterStorage(const std::string& storage_root);
 
+// Every command's first storage step: `desired`'s storage root (resolved
+// against `config_dir`) opened, with the ledger and lock paths recorded in
+// `observations` when given. None, with storage_root_invalid appended to
+// `diagnostics`, when the root is invalid.
+std::optional<ClusterStorage> OpenDesiredStorage(const DesiredCluster& desired, const std::string& config_dir,
+                                                 StateObservations* observations, Diagnostics* diagnostics);
+
 // A diagnostic for a failed step: its cluster code (state.h) or `fallback`,
 // at `path`, with the status message.
 Diagnostic ErrorFromStatus(const Status& status, std::string_view fallback_code, std::string path = "");

@@ -107,14 +107,9 @@ ObserveReport RunObserve(const CommandOptions& options, bool import) {
   report.diagnostics = outcome.diagnostics;
   if (!outcome.ok() || !outcome.desired) return report;
   const DesiredCluster& desired = *outcome.desired;
-  auto root = ResolveStorageRoot(desired.storage_root, options.config_dir);
-  if (!root.ok()) {
-    report.diagnostics.push_back(ErrorFromStatus(root.status(), "storage_root_invalid", "storage"));
-    return report;
-  }
-  const ClusterStorage storage = OpenClusterStorage(*root);
-  report.state_observations.state_path = JoinPath(storage.root, kStateKey);
-  report.state_observations.lock_path = JoinPath(storage.root, kLockKey);
+  auto opened = OpenDesiredStorage(desired, options.config_dir, &report.state_observations, &report.diagnostics);
+  if (!opened) return report;
+  const ClusterStorage& storage = *opened;
 
   CommandLock lock;
   if (!lock.Acquire(storage, desired.state_lock, report.operation, &report.state_observations,

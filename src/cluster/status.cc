@@ -15,15 +15,7 @@ std::optional<ClusterStorage> OpenFromHeader(const std::string& config_dir, Stat
   const LoadOutcome outcome = LoadClusterHeader(config_dir);
   diagnostics->insert(diagnostics->end(), outcome.diagnostics.begin(), outcome.diagnostics.end());
   if (!outcome.ok() || !outcome.desired) return std::nullopt;
-  auto root = ResolveStorageRoot(outcome.desired->storage_root, config_dir);
-  if (!root.ok()) {
-    diagnostics->push_back(ErrorFromStatus(root.status(), "storage_root_invalid", "storage"));
-    return std::nullopt;
-  }
-  ClusterStorage storage = OpenClusterStorage(*root);
-  observations->state_path = JoinPath(storage.root, kStateKey);
-  observations->lock_path = JoinPath(storage.root, kLockKey);
-  return storage;
+  return OpenDesiredStorage(*outcome.desired, config_dir, observations, diagnostics);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "util/hex.h"
+
 namespace omnigraph::server {
 
 bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
@@ -36,17 +38,6 @@ std::optional<std::string> HttpRequest::QueryParam(std::string_view name) const 
   return std::nullopt;
 }
 
-namespace {
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
 std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_space) {
   std::string out;
   out.reserve(text.size());
@@ -54,7 +45,7 @@ std::optional<std::string> PercentDecode(std::string_view text, bool plus_is_spa
     char c = text[i];
     if (c == '%') {
       if (i + 2 >= text.size()) return std::nullopt;
-      int high = HexValue(text[i + 1]), low = HexValue(text[i + 2]);
+      int high = HexDigitValue(text[i + 1]), low = HexDigitValue(text[i + 2]);
       if (high < 0 || low < 0) return std::nullopt;
       out.push_back(static_cast<char>(high * 16 + low));
       i += 2;

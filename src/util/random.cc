@@ -5,6 +5,8 @@
 #include <atomic>
 #include <random>
 
+#include "util/hex.h"
+
 namespace omnigraph {
 namespace {
 
@@ -28,13 +30,6 @@ std::mt19937_64& ThreadGenerator() {
     seeded_generation = generation;
   }
   return generator;
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -71,7 +66,7 @@ bool Uuid::Parse(std::string_view text, Uuid* out) {
       ++i;
       continue;
     }
-    int high = HexValue(text[i]), low = HexValue(text[i + 1]);
+    int high = HexDigitValue(text[i]), low = HexDigitValue(text[i + 1]);
     if (high < 0 || low < 0) return false;
     out->bytes[byte++] = static_cast<uint8_t>(high * 16 + low);
     i += 2;

@@ -165,6 +165,19 @@ TEST_F(ClusterCliTest, CookbookImportPlanApplyPublishesEveryQuery) {
   }
   EXPECT_GT(published, 50u);
 
+  // §4.8: the cluster's graph changes only through its ledger.
+  const std::string root = std::filesystem::canonical(copy).string();
+  const std::string refusal = "' is a graph of the cluster at '" + root +
+                              "', whose ledger is its only schema authority; change cluster.yaml or its schema and "
+                              "run `omnigraph cluster apply` instead\n";
+  CliRun init = RunCli(cwd, "init --schema schema.pg graphs/spike.omni");
+  EXPECT_EQ(init.rc, 1);
+  EXPECT_EQ(init.err, "error: init refused: '" + root + "/graphs/spike.omni" + refusal);
+  CliRun schema = RunCli(cwd, "schema apply --schema schema.pg graphs/spike.omni");
+  EXPECT_EQ(schema.rc, 1);
+  EXPECT_EQ(schema.err, "error: schema apply refused: '" + root + "/graphs/spike.omni" + refusal);
+  EXPECT_EQ(RunCli(cwd, "schema plan --schema schema.pg graphs/spike.omni").rc, 0);
+
   const std::string ledger = ReadFileText(copy / "__cluster" / "state.json");
   CliRun again = RunCli(cwd, "cluster apply --config . --as me --json");
   ASSERT_EQ(again.rc, 0);

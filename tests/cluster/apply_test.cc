@@ -297,7 +297,9 @@ void AddOldGraph(const ClusterRoot& root, bool with_root) {
   state.resources["query.old.find_person"] = {root.DigestOf("people.gq")};
   state.resources["graph.old"] = {LedgerGraphDigest(state, "old", std::nullopt, std::nullopt)};
   root.WriteLedger(state);
-  if (with_root) ASSERT_TRUE(api::Omnigraph::Init(root.At("graphs/old.omni"), kPeopleSchema, "people.pg").ok());
+  if (with_root) {
+    ASSERT_TRUE(api::Omnigraph::Init(root.At("graphs/old.omni"), kPeopleSchema, "people.pg").ok());
+  }
 }
 
 // §7 scenario 20.

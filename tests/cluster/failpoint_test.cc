@@ -110,14 +110,18 @@ TEST_P(ClusterApplyFailpointTest, InjectedErrorStopsTheRunAndACleanRunConverges)
     // Immediate return: the ledger is byte-identical and nothing counts.
     EXPECT_EQ(root.LedgerBytes(), before);
     EXPECT_FALSE(report.state_written);
-    if (name != fp::kClusterApplyBeforeStateWrite) EXPECT_EQ(report.applied_count, 0u);
+    if (name != fp::kClusterApplyBeforeStateWrite) {
+      EXPECT_EQ(report.applied_count, 0u);
+    }
   } else {
     // before_<op>: graph work stops, the sidecar stays, statuses persist.
     EXPECT_TRUE(report.state_written);
     EXPECT_EQ(root.Sidecars().size(), 1u);
     EXPECT_NE(root.LedgerBytes(), before);
   }
-  if (name != fp::kClusterApplyBeforeStateWrite) EXPECT_FALSE(root.Sidecars().empty());
+  if (name != fp::kClusterApplyBeforeStateWrite) {
+    EXPECT_FALSE(root.Sidecars().empty());
+  }
   ExpectCleanApplyConverges(root);
 }
 

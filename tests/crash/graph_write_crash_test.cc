@@ -99,6 +99,7 @@ GraphWrite WriteOf(Write write) {
     case Write::kDrop:
     case Write::kSchemaApply:
     case Write::kOptimize:
+    case Write::kClusterApply:
     case Write::kCleanup:
       break;
   }

@@ -7,6 +7,7 @@
 
 #include "api/wire/report_json.h"
 #include "cli/input.h"
+#include "cli/cluster_guard.h"
 #include "cli/verbs/verbs.h"
 
 namespace omnigraph::cli {
@@ -23,6 +24,7 @@ int RunInit(Context& context, const InitOptions& options) {
   if (Status st = PrepareVerb(&flags, "init", {}); !st.ok()) return context.Fail(st);
   auto uri = ResolveUri(options.uri, flags);
   if (!uri.ok()) return context.Fail(uri.status());
+  if (Status st = RefuseClusterManagedGraph(*uri, "init"); !st.ok()) return context.Fail(st);
   auto source = ReadFile(options.schema);
   if (!source.ok()) return context.Fail(source.status());
   auto graph = api::Omnigraph::Init(*uri, *source, options.schema, options.force);

@@ -8,6 +8,7 @@
 
 #include "api/wire/report_json.h"
 #include "cli/input.h"
+#include "cli/cluster_guard.h"
 #include "cli/verbs/verbs.h"
 
 namespace omnigraph::cli {
@@ -47,6 +48,7 @@ int RunSchemaChange(Context& context, const SchemaChangeOptions& options, bool a
   auto graph = OpenGraph(options.uri, context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   if (apply) {
+    if (Status st = RefuseClusterManagedGraph((*graph)->uri(), verb); !st.ok()) return context.Fail(st);
     if (Status st = SetWriteActor(**graph, context.flags); !st.ok()) return context.Fail(st);
   }
   auto result = apply ? (*graph)->ApplySchema(*source, options.schema, options.allow_data_loss)
