@@ -450,6 +450,39 @@ TEST_F(ServerTest, BlobsStreamWithTheirTagRangesAndConditions) {
   EXPECT_EQ(Call("GET", blob + "&branch=main", "tok-r").status, 403);
 }
 
+TEST_F(ServerTest, AGraphThatCannotOpenIsQuarantinedUnlessEveryGraphIsRequired) {
+  auto store = LocalStore::Make(dir_.path());
+  auto state = cluster::ReadState(*store, "");
+  ASSERT_TRUE(state.ok() && state->state);
+  cluster::ClusterState ledger = *state->state;
+  ledger.resources["graph.g2"] = cluster::StateResource{"no-root"};
+  ASSERT_TRUE(cluster::WriteState(*store, "", ledger, state->cas).ok());
+  Boot();
+  EXPECT_EQ(server_->graphs().size(), 1u);
+  EXPECT_EQ(Body(Call("GET", "/graphs/g2/snapshot", "tok-a")),
+            (json{{"error", "graph 'g2' not found"}, {"code", "not_found"}}));
+  EXPECT_EQ(Call("GET", "/graphs/g1/snapshot", "tok-a").status, 200);
+
+  server::ServerOptions strict;
+  strict.cluster = dir_.path();
+  strict.require_all_graphs = true;
+  std::string log;
+  auto refused = server::Server::Boot(strict, MapEnvironment({{"OMNIGRAPH_SERVER_BEARER_TOKEN", "t"}}), &log);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "strict multi-graph startup requires every graph to open (2 configured, 1 failed)");
+  EXPECT_NE(log.find("warning: quarantined graph 'g2'"), std::string::npos) << log;
+}
+
+TEST_F(ServerTest, AServerWithAPolicyButNoTokensRefusesToStart) {
+  server::ServerOptions options;
+  options.cluster = dir_.path();
+  options.unauthenticated = true;
+  std::string log;
+  auto refused = server::Server::Boot(options, MapEnvironment({}), &log);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().rfind("a policy bundle is bound but no bearer tokens are configured", 0), 0u);
+}
+
 TEST(ServerRuntime, TheRuntimeStateMatrix) {
   EXPECT_FALSE(server::ClassifyRuntime(false, false, false).ok());
   EXPECT_EQ(*server::ClassifyRuntime(false, false, true), server::RuntimeState::kOpen);
