@@ -9,6 +9,7 @@
 
 #include "api/wire/report_json.h"
 #include "cli/input.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
 #include "graph/branches.h"
@@ -21,11 +22,58 @@ struct MutateOptions {
   std::string if_commit;  // --if-commit: publish only while the head is this commit
 };
 
+// Prints a mutation's outcome from its wire form (MutationOutput,
+// api/wire/report_json.h), local or served alike: the JSON itself, or
+// `changed B via Q: N nodes, M edges`, the actor, and a proposal's line
+// (BR-11.1, BR-12.2).
+void PrintMutation(const nlohmann::ordered_json& report, bool json) {
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report["branch"].get<std::string>(),
+                           report["query_name"].get<std::string>(), report["affected_nodes"].dump(),
+                           report["affected_edges"].dump());
+  if (report["actor_id"].is_string()) std::cout << "actor_id: " << report["actor_id"].get<std::string>() << "\n";
+  const nlohmann::ordered_json& commit = report["commit"];
+  if (!commit.is_object()) return;
+  const std::string id = commit["graph_commit_id"].get<std::string>();
+  if (commit.contains("unattached_root")) {
+    std::cout << fmt::format("unattached snapshot: {} (root {})\n", id, commit["unattached_root"].get<std::string>());
+  } else if (commit.value("published", true) == false) {
+    std::cout << fmt::format("unpublished commit: {}\n", id);
+  }
+}
+
+// The mutation on a server (§5.1): POST /mutate, or /mutate/if-graph-commit
+// for --if-commit (a lost race is 412 → exit 4 with its body under --json).
+int RunServedMutate(Context& context, const MutateOptions& options, const QueryRequest& request,
+                    const std::string& params) {
+  auto graph = remote::RemoteGraph::Open(context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  std::optional<std::string> if_commit;
+  if (!options.if_commit.empty()) if_commit = options.if_commit;
+  const bool branch_given = options.source.branch_option->count() > 0;
+  auto report = graph->Mutate(request.source, request.name, params, branch_given ? options.source.branch : "",
+                              if_commit);
+  if (!report.ok()) return context.Fail(report.status());
+  if ((*report)["commit"].is_object()) {
+    context.published = fmt::format("commit '{}'", (*report)["commit"]["graph_commit_id"].get<std::string>());
+  }
+  PrintMutation(*report, context.flags.json);
+  return kExitOk;
+}
+
 int RunMutate(Context& context, const MutateOptions& options) {
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "mutate", {.actor = true}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&flags, "mutate", {.actor = true, .served = true}); !st.ok()) return context.Fail(st);
   auto request = ResolveQueryRequest(options.source);
   if (!request.ok()) return context.Fail(request.status());
+  if (AddressesServer("", flags)) {
+    auto params = ReadParams(options.source.params, options.source.params_file);
+    if (!params.ok()) return context.Fail(params.status());
+    return RunServedMutate(context, options, *request, *params);
+  }
   auto uri = ResolveUri("", flags);
   if (!uri.ok()) return context.Fail(uri.status());
   auto params = ReadParams(options.source.params, options.source.params_file);
@@ -48,19 +96,7 @@ int RunMutate(Context& context, const MutateOptions& options) {
   // A lost --if-commit exits 4 with its error body (Context::Fail).
   if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
-  if (flags.json) {
-    std::cout << api::wire::MutationReportJson(*report, (*graph)->actor()).dump(2) << "\n";
-  } else {
-    std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report->branch, report->query_name,
-                             report->affected_nodes, report->affected_edges);
-    if (!flags.WriteActor().empty()) std::cout << "actor_id: " << flags.WriteActor() << "\n";
-    // BR-11.1, BR-12.2: a proposal says so.
-    if (report->commit && report->unattached_root) {
-      std::cout << fmt::format("unattached snapshot: {} (root {})\n", report->commit->id, *report->unattached_root);
-    } else if (report->commit && !report->published) {
-      std::cout << fmt::format("unpublished commit: {}\n", report->commit->id);
-    }
-  }
+  PrintMutation(api::wire::MutationReportJson(*report, (*graph)->actor()), flags.json);
   return kExitOk;
 }
 

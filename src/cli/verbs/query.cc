@@ -5,9 +5,12 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/input.h"
+#include "cli/remote/read_output.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
 
@@ -33,10 +36,26 @@ void KeepFreedMemoryForReuse() {
   ::mallopt(M_TOP_PAD, 64 << 20);
 }
 
+// The read on a server (§5.1): the server's ReadOutput rendered by the
+// same layouts as a local result.
+int RunServedQuery(Context& context, const QueryOptions& options, const QueryRequest& request,
+                   const std::string& params, exec::OutputFormat format) {
+  auto graph = remote::RemoteGraph::Open(context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  auto body = graph->Query(request.source, request.name, params, options.source.branch, snapshot);
+  if (!body.ok()) return context.Fail(body.status());
+  auto read = remote::ServedRead::Parse(std::move(*body));
+  if (!read.ok()) return context.Fail(read.status());
+  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
+  return kExitOk;
+}
+
 int RunQuery(Context& context, const QueryOptions& options) {
   KeepFreedMemoryForReuse();
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "query", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&flags, "query", {.served = true}); !st.ok()) return context.Fail(st);
   auto request = ResolveQueryRequest(options.source);
   if (!request.ok()) return context.Fail(request.status());
   // Format precedence (§5.3): --json, --format, defaults.output, table.
@@ -53,9 +72,13 @@ int RunQuery(Context& context, const QueryOptions& options) {
   } else if (flags.default_output) {
     format = *flags.default_output;
   }
+  auto params = ReadParams(options.source.params, options.source.params_file);
+  if (AddressesServer("", flags)) {
+    if (!params.ok()) return context.Fail(params.status());
+    return RunServedQuery(context, options, *request, *params, format);
+  }
   auto uri = ResolveUri("", flags);
   if (!uri.ok()) return context.Fail(uri.status());
-  auto params = ReadParams(options.source.params, options.source.params_file);
   if (!params.ok()) return context.Fail(params.status());
   auto graph = api::Omnigraph::Open(*uri);
   if (!graph.ok()) return context.Fail(graph.status());

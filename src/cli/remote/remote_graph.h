@@ -1,0 +1,104 @@
+// One graph on an omnigraph-server, as the CLI's served commands address
+// it (spec/surface.md §5.1 `--server NAME|URL --graph ID`, §5.5 operator
+// config and token chain), with one function per route the CLI uses
+// (spec/openapi.json; server.md §1.2).
+//
+// Every call returns the route's reply as it came (raw text or parsed
+// JSON, key order kept), so a verb prints it through the same renderer as
+// its local result. A reply other than 2xx becomes the Status a local run
+// of the same operation returns (ServerErrorStatus), so it prints the same
+// message and exits with the same code (§5.4: 412 → 4).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/context.h"
+#include "cli/remote/http_client.h"
+#include "util/status.h"
+
+namespace omnigraph::cli::remote {
+
+// Where a served command goes.
+struct ServedTarget {
+  ServerUrl server;
+  std::string server_name;  // the operator-config server the URL belongs to; "" for none
+  std::string graph_id;
+  std::string token;        // bearer token, "" for none
+};
+
+// The server and graph of `flags`: --server (a servers.<name> entry or a
+// literal http(s) URL), else the profile's or defaults.server; --graph,
+// else the profile's or defaults.default_graph; the token by BearerToken.
+// Errors: UsageError when no server or no graph is given, or a server
+// name is not in the operator config; as ParseServerUrl and BearerToken.
+Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags);
+
+// The Status of a refused request: the body's `error` message (else the
+// HTTP status line) with an ErrorCode chosen by the HTTP status: 412 →
+// kPreconditionFailed carrying precondition_failure's expected/actual,
+// 404 → kNotFound, 409 → kConflict, 400/413/415/416 → kInvalidArgument,
+// 401/403 → kPolicyDenied, others → kInternal. A parse or catalog error
+// keeps its source excerpt on its own lines (Context::Fail).
+Status ServerErrorStatus(int http_status, const std::string& body);
+
+class RemoteGraph {
+ public:
+  explicit RemoteGraph(ServedTarget target) : target_(std::move(target)) {}
+
+  // ResolveServedTarget(flags), then a handle on it. `positional` is the
+  // verb's positional graph URI (or --uri): UsageError when it is given
+  // too, since a served graph is named by --server/--graph alone.
+  static Result<RemoteGraph> Open(const GlobalFlags& flags, const std::string& positional = "");
+
+  // The server URL as given (echo lines, messages).
+  const std::string& url() const { return target_.server.text; }
+
+  // POST /graphs/{id}/query → the ReadOutput body, unparsed.
+  Result<std::string> Query(const std::string& source, const std::string& name, const std::string& params_json,
+                            const std::string& branch, const std::optional<std::string>& snapshot);
+  // POST /graphs/{id}/mutate, or with `if_commit` POST
+  // /graphs/{id}/mutate/if-graph-commit with header
+  // Omnigraph-If-Graph-Commit → MutationOutput. `branch` "" is the server's
+  // default (main).
+  Result<nlohmann::ordered_json> Mutate(const std::string& source, const std::string& name,
+                                        const std::string& params_json, const std::string& branch,
+                                        const std::optional<std::string>& if_commit);
+  // POST /graphs/{id}/export → NDJSON text.
+  Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types);
+  // GET /graphs/{id}/snapshot?branch= → SnapshotOutput.
+  Result<nlohmann::ordered_json> Snapshot(const std::string& branch);
+  // GET /graphs/{id}/schema → {schema_source}.
+  Result<nlohmann::ordered_json> Schema();
+  // GET /graphs/{id}/branches → {branches}.
+  Result<nlohmann::ordered_json> BranchList();
+  // POST /graphs/{id}/branches {name, from} → BranchCreateOutput.
+  Result<nlohmann::ordered_json> BranchCreate(const std::string& name, const std::string& from);
+  // DELETE /graphs/{id}/branches/{name} → BranchDeleteOutput.
+  Result<nlohmann::ordered_json> BranchDelete(const std::string& name);
+  // POST /graphs/{id}/branches/merge {source, target, delete_branch} →
+  // BranchMergeOutput.
+  Result<nlohmann::ordered_json> BranchMerge(const std::string& source, const std::string& target,
+                                             bool delete_branch);
+  // GET /graphs/{id}/commits?branch= → {commits}.
+  Result<nlohmann::ordered_json> CommitList(const std::string& branch);
+  // GET /graphs/{id}/commits/{commit_id} → CommitOutput.
+  Result<nlohmann::ordered_json> CommitShow(const std::string& id);
+  // POST /graphs/{id}/load/ndjson?branch=&mode=[&from=] with `data` →
+  // LoadOutput.
+  Result<nlohmann::ordered_json> Load(const std::string& data, const std::string& mode, const std::string& branch,
+                                      const std::optional<std::string>& from);
+
+ private:
+  // Sends `request` below /graphs/{id}; the raw body of a 2xx reply, else
+  // ServerErrorStatus.
+  Result<std::string> Call(HttpRequest request);
+  Result<nlohmann::ordered_json> CallJson(HttpRequest request);
+
+  ServedTarget target_;
+};
+
+}  // namespace omnigraph::cli::remote
