@@ -96,6 +96,15 @@ Status ServerErrorStatus(int http_status, const std::string& body) {
   return Status(CodeOfHttpStatus(http_status), std::move(message), std::move(details));
 }
 
+Status WithSourceName(const Status& status, const std::string& source_file) {
+  constexpr std::string_view kInline = "<inline>";
+  std::string message = status.message();
+  size_t at = message.find(std::string(kInline) + ":");
+  if (status.ok() || source_file == kInline || at == std::string::npos) return status;
+  message.replace(at, kInline.size(), source_file);
+  return Status(status.code(), std::move(message), status.details());
+}
+
 Result<RemoteGraph> RemoteGraph::Open(const GlobalFlags& flags, const std::string& positional) {
   if (!positional.empty()) {
     return UsageError(fmt::format("pass the graph either as '{}' or with --server/--graph, not both", positional));

@@ -45,6 +45,11 @@ Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags);
 // keeps its source excerpt on its own lines (Context::Fail).
 Status ServerErrorStatus(int http_status, const std::string& body);
 
+// `status` with the server's name for a query sent in the request body
+// ("<inline>") replaced by `source_file`, the name the CLI read it under,
+// so a served parse or type error locates itself as a local one does.
+Status WithSourceName(const Status& status, const std::string& source_file);
+
 class RemoteGraph {
  public:
   explicit RemoteGraph(ServedTarget target) : target_(std::move(target)) {}

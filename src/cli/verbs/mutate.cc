@@ -56,7 +56,7 @@ int RunServedMutate(Context& context, const MutateOptions& options, const QueryR
   const bool branch_given = options.source.branch_option->count() > 0;
   auto report = graph->Mutate(request.source, request.name, params, branch_given ? options.source.branch : "",
                               if_commit);
-  if (!report.ok()) return context.Fail(report.status());
+  if (!report.ok()) return context.Fail(remote::WithSourceName(report.status(), request.source_file));
   if ((*report)["commit"].is_object()) {
     context.published = fmt::format("commit '{}'", (*report)["commit"]["graph_commit_id"].get<std::string>());
   }

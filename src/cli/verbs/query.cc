@@ -8,7 +8,10 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/input.h"
+#include "compiler/query_parser.h"
 #include "cli/remote/read_output.h"
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
@@ -42,10 +45,21 @@ int RunServedQuery(Context& context, const QueryOptions& options, const QueryReq
                    const std::string& params, exec::OutputFormat format) {
   auto graph = remote::RemoteGraph::Open(context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
+  // A mutation is refused with the local message, before anything is sent
+  // (a source that does not parse is left to the server to report).
+  if (auto parsed = compiler::ParseQueries(request.source, request.source_file); parsed.ok()) {
+    for (const auto& declaration : parsed->queries) {
+      bool selected = request.name.empty() ? parsed->queries.size() == 1 : declaration.name == request.name;
+      if (selected && declaration.is_mutation) {
+        return context.Fail(
+            InvalidArgument(fmt::format("query '{}' is a mutation; run it with `mutate`", declaration.name)));
+      }
+    }
+  }
   std::optional<std::string> snapshot;
   if (!options.snapshot.empty()) snapshot = options.snapshot;
   auto body = graph->Query(request.source, request.name, params, options.source.branch, snapshot);
-  if (!body.ok()) return context.Fail(body.status());
+  if (!body.ok()) return context.Fail(remote::WithSourceName(body.status(), request.source_file));
   auto read = remote::ServedRead::Parse(std::move(*body));
   if (!read.ok()) return context.Fail(read.status());
   std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
