@@ -1,5 +1,7 @@
 #include "cli/context.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <vector>
@@ -223,6 +225,18 @@ Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional,
 
 Status SetWriteActor(api::Omnigraph& graph, const GlobalFlags& flags) {
   return graph.set_actor(flags.WriteActor().empty() ? std::nullopt : std::optional<std::string>(flags.WriteActor()));
+}
+
+Status ConfirmDestructive(const GlobalFlags& flags, std::string_view what, const std::string& target) {
+  if (flags.yes) return Status::OK();
+  if (flags.json || ::isatty(STDIN_FILENO) == 0) {
+    return UsageError(fmt::format("{} on {} is destructive: pass --yes to confirm", what, target));
+  }
+  std::cerr << fmt::format("{} on {}? type yes to confirm: ", what, target);
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (answer == "yes" || answer == "y") return Status::OK();
+  return InvalidArgument("not confirmed");
 }
 
 void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri, bool served) {

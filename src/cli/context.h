@@ -123,6 +123,13 @@ Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional,
 // when it is empty. Errors: as Omnigraph::set_actor.
 Status SetWriteActor(api::Omnigraph& graph, const GlobalFlags& flags);
 
+// Consent to a destructive write against a non-local target (§5.1): OK
+// with --yes, or when the user types `yes`/`y` at the prompt on a
+// terminal. Errors: UsageError without --yes when stdin is no terminal or
+// under --json; InvalidArgument "not confirmed" for another answer.
+// `what` names the write ("branch delete"), `target` the graph.
+Status ConfirmDestructive(const GlobalFlags& flags, std::string_view what, const std::string& target);
+
 // The stderr line a write verb prints before it writes (§5.1), unless
 // --quiet: "omnigraph <verb> → <uri> (direct, local)", or with `served`
 // "omnigraph <verb> → <url> (served)".

@@ -247,6 +247,27 @@ TEST_F(RemoteCliTest, BranchWritesEchoTheServedTarget) {
   ExpectSame("query people --query q.gq --format csv");
 }
 
+TEST_F(RemoteCliTest, LoadAndSchemaShowGoThroughTheServer) {
+  Serve();
+  ExpectSame("schema show");
+  ExpectSame("schema show --json");
+  Write("more.jsonl", "{\"type\":\"Person\",\"data\":{\"name\":\"cy\",\"age\":4}}\n");
+  Write("bad.jsonl", "{\"type\":\"Nope\",\"data\":{}}\n");
+  // A rejected load: the same message (naming the CLI's file) and code.
+  ExpectSame("load --data bad.jsonl --mode append --quiet");
+  CliRun loaded = Run("load --data more.jsonl --mode append " + Served());
+  ASSERT_EQ(loaded.rc, 0) << loaded.err;
+  EXPECT_EQ(loaded.err, "omnigraph load → " + server_->url() + " (served)\n");
+  EXPECT_NE(loaded.out.find(" on branch main with append: 1 entities across 1 node types and 0 edge types\n"),
+            std::string::npos)
+      << loaded.out;
+  ExpectSame("export");
+  // Overwriting a served graph is destructive (§5.1).
+  CliRun overwrite = Run("load --data more.jsonl --mode overwrite " + Served() + " </dev/null");
+  EXPECT_EQ(overwrite.rc, 2);
+  EXPECT_NE(overwrite.err.find("pass --yes"), std::string::npos) << overwrite.err;
+}
+
 TEST_F(RemoteCliTest, TheBearerTokenFollowsTheOperatorChain) {
   Serve("{\"alice\":\"s3cret\",\"bob\":\"b0b\"}");
   const std::string read = "query people --query q.gq --format csv ";

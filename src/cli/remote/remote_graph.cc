@@ -96,12 +96,12 @@ Status ServerErrorStatus(int http_status, const std::string& body) {
   return Status(CodeOfHttpStatus(http_status), std::move(message), std::move(details));
 }
 
-Status WithSourceName(const Status& status, const std::string& source_file) {
-  constexpr std::string_view kInline = "<inline>";
+Status WithSourceName(const Status& status, const std::string& source_file, std::string_view server_name) {
+  if (status.ok() || source_file == server_name) return status;
   std::string message = status.message();
-  size_t at = message.find(std::string(kInline) + ":");
-  if (status.ok() || source_file == kInline || at == std::string::npos) return status;
-  message.replace(at, kInline.size(), source_file);
+  size_t at = message.find(server_name);
+  if (at == std::string::npos) return status;
+  message.replace(at, server_name.size(), source_file);
   return Status(status.code(), std::move(message), status.details());
 }
 

@@ -45,10 +45,12 @@ Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags);
 // keeps its source excerpt on its own lines (Context::Fail).
 Status ServerErrorStatus(int http_status, const std::string& body);
 
-// `status` with the server's name for a query sent in the request body
-// ("<inline>") replaced by `source_file`, the name the CLI read it under,
-// so a served parse or type error locates itself as a local one does.
-Status WithSourceName(const Status& status, const std::string& source_file);
+// `status` with the server's name for text sent in the request body
+// (`server_name`: "<inline>" for a query, "<request body>" for load data)
+// replaced by `source_file`, the name the CLI read it under, so a served
+// parse or load error locates itself as a local one does.
+Status WithSourceName(const Status& status, const std::string& source_file,
+                      std::string_view server_name = "<inline>");
 
 class RemoteGraph {
  public:

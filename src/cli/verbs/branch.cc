@@ -1,8 +1,6 @@
 // `branch create [--uri U] [--from B] NAME`, `branch list [--uri U]`,
 // `branch delete [--uri U] NAME` and `branch merge [--uri U] SOURCE
 // [--into T] [--delete-branch] [--as-commit]` (spec/branches.md BR-3, BR-9, BR-13.1).
-#include <unistd.h>
-
 #include <iostream>
 #include <functional>
 #include <memory>
@@ -92,20 +90,6 @@ void PrintBranchMerge(const Json& report, bool json) {
   if (commit.is_object() && commit.value("published", true) == false) {
     std::cout << fmt::format("unpublished commit: {}\n", commit["graph_commit_id"].get<std::string>());
   }
-}
-
-// A destructive served write (§5.1) needs --yes, or a `yes` typed on a
-// terminal; a run without a terminal or with --json fails.
-Status ConfirmDestructive(const GlobalFlags& flags, std::string_view what, const std::string& url) {
-  if (flags.yes) return Status::OK();
-  if (flags.json || ::isatty(STDIN_FILENO) == 0) {
-    return UsageError(fmt::format("{} on {} is destructive: pass --yes to confirm", what, url));
-  }
-  std::cerr << fmt::format("{} on {}? type yes to confirm: ", what, url);
-  std::string answer;
-  std::getline(std::cin, answer);
-  if (answer == "yes" || answer == "y") return Status::OK();
-  return Status(ErrorCode::kInvalidArgument, "not confirmed");
 }
 
 // The served form of each branch verb (§5.1): the route's reply printed
