@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,13 +33,14 @@ using testing::CliRun;
 using testing::ServerProcess;
 
 constexpr std::string_view kSchema =
-    "node Person {\n  name: String @key\n  age: I32?\n  score: F64?\n  born: Date?\n  tags: [String]?\n}\n"
+    "node Person {\n  name: String @key\n  age: I32?\n  score: F64?\n  born: Date?\n  tags: [String]?\n"
+    "  photo: Blob?\n}\n"
     "edge Knows: Person -> Person\n";
 // Cells a layout must treat with care: commas, quotes, a newline, wide
 // characters, NULL, floats, a list, a date.
 constexpr std::string_view kData =
     "{\"type\":\"Person\",\"data\":{\"name\":\"ann\",\"age\":30,\"score\":1.5,\"born\":\"1990-01-02\","
-    "\"tags\":[\"a\",\"b,c\"]}}\n"
+    "\"tags\":[\"a\",\"b,c\"],\"photo\":\"base64:aGVsbG8gd29ybGQ=\"}}\n"
     "{\"type\":\"Person\",\"data\":{\"name\":\"bob, \\\"b\\\"\",\"age\":null,\"score\":0.1}}\n"
     "{\"type\":\"Person\",\"data\":{\"name\":\"line\\nbreak 日本\",\"age\":-7,\"score\":1e300}}\n"
     "{\"edge\":\"Knows\",\"from\":\"ann\",\"to\":\"bob, \\\"b\\\"\"}\n";
@@ -86,7 +88,8 @@ class RemoteCliTest : public testing::CliGraphTest {
     ASSERT_EQ(init.rc, 0) << init.err;
     CliRun load = Run("load C/graphs/g1.omni --data data.jsonl --mode overwrite --quiet");
     ASSERT_EQ(load.rc, 0) << load.err;
-    testing::WriteServingLedger(dir_.path() + "/C", {"g1"});
+    testing::WriteServingLedger(dir_.path() + "/C", {"g1"},
+                                {{"people", std::string(kQueries)}, {"set_age", std::string(kMutations)}});
   }
 
   // Starts the server, open or with `tokens_json`.
@@ -245,6 +248,61 @@ TEST_F(RemoteCliTest, BranchWritesEchoTheServedTarget) {
   EXPECT_EQ(deleted.out, "deleted branch feat\n");
   EXPECT_EQ(Run("branch list " + Served()).out, "main\n");
   ExpectSame("query people --query q.gq --format csv");
+}
+
+TEST_F(RemoteCliTest, StoredQueriesAreInvokedByName) {
+  Serve();
+  const std::string local = Run(std::string("query people --query q.gq --format table ") + kStore).out;
+  EXPECT_EQ(Run("query people --format table " + Served()).out, local);
+  const std::string stale = Head();
+  CliRun changed = Run("mutate set_age --params '{\"n\":\"ann\",\"a\":41}' " + Served());
+  ASSERT_EQ(changed.rc, 0) << changed.err;
+  EXPECT_EQ(changed.out, "changed main via set_age: 1 nodes, 0 edges\n");
+  CliRun lost = Run("mutate set_age --params '{\"n\":\"ann\",\"a\":42}' --if-commit " + stale + " " + Served());
+  EXPECT_EQ(lost.rc, 4);
+  // A read is not run as a mutation, nor a mutation as a read.
+  EXPECT_EQ(Run("query set_age " + Served()).rc, 1);
+  EXPECT_EQ(Run("mutate people " + Served()).rc, 1);
+  CliRun unknown = Run("query nope " + Served());
+  EXPECT_EQ(unknown.rc, 1);
+  EXPECT_EQ(unknown.err, "error: stored query not found\n");
+  // Against a store a query needs its source.
+  EXPECT_EQ(Run(std::string("query people ") + kStore).rc, 2);
+}
+
+TEST_F(RemoteCliTest, GraphsListAsksTheServer) {
+  testing::WriteServingLedger(dir_.path() + "/C", {"g1"}, {},
+                              "version: 1\ngroups:\n  ops: [alice]\nrules:\n  - id: ops-list\n    allow:\n"
+                              "      actors: { group: ops }\n      actions: [graph_list]\n");
+  Serve("{\"alice\":\"s3cret\"}");
+  CliRun anonymous = Run("graphs list --server " + server_->url());
+  EXPECT_EQ(anonymous.rc, 1);
+  ScopedEnv token("OMNIGRAPH_BEARER_TOKEN", "s3cret");
+  CliRun list = Run("graphs list --server " + server_->url());
+  ASSERT_EQ(list.rc, 0) << list.err;
+  EXPECT_EQ(list.out.rfind("g1\t", 0), 0u) << list.out;
+  EXPECT_NE(list.out.find("g1.omni\n"), std::string::npos) << list.out;
+  CliRun json = Run("graphs list --json --server " + server_->url());
+  ASSERT_EQ(json.rc, 0) << json.err;
+  EXPECT_EQ(nlohmann::json::parse(json.out)["graphs"][0]["graph_id"], "g1");
+  EXPECT_EQ(Run("graphs list").rc, 2);
+  EXPECT_EQ(Run(std::string("graphs list ") + kStore).rc, 2);
+}
+
+TEST_F(RemoteCliTest, BlobGetReadsTheSameBytes) {
+  Serve();
+  ExpectSame("blob get node Person ann photo");
+  ExpectSame("blob get node Person ann photo --offset 6");
+  ExpectSame("blob get node Person ann photo --offset 2 --length 3");
+  EXPECT_EQ(Run("blob get node Person ann photo " + Served()).out, "hello world");
+  ExpectSame("blob get node Person ann photo --snapshot " + Head());
+  ExpectSame("blob get node Person nobody photo", /*same_stderr=*/false);
+  CliRun past = Run("blob get node Person ann photo --offset 100 " + Served());
+  EXPECT_EQ(past.rc, 1);
+  CliRun out = Run("blob get node Person ann photo --out got.bin " + Served());
+  ASSERT_EQ(out.rc, 0) << out.err;
+  std::ifstream got(dir_.path() + "/got.bin", std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(got), {}), "hello world");
 }
 
 TEST_F(RemoteCliTest, LoadAndSchemaShowGoThroughTheServer) {

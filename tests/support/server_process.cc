@@ -9,26 +9,46 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
-#include <nlohmann/json.hpp>
+#include <gtest/gtest.h>
+
+#include "cluster/catalog.h"
+#include "cluster/state.h"
+#include "io/local_store.h"
+#include "util/sha256.h"
 
 namespace omnigraph::testing {
 
 std::string ServerBinary() { return OMNIGRAPH_SERVER_BINARY; }
 
-void WriteServingLedger(const std::string& root, const std::vector<std::string>& graph_ids) {
-  nlohmann::json resources = nlohmann::json::object();
-  for (const std::string& id : graph_ids) resources["graph." + id] = {{"digest", "x"}};
-  nlohmann::json state{{"version", 1},
-                       {"state_revision", 1},
-                       {"applied_revision", {{"config_digest", nullptr}, {"resources", resources}}},
-                       {"resource_statuses", nlohmann::json::object()},
-                       {"approval_records", nlohmann::json::object()},
-                       {"recovery_records", nlohmann::json::object()},
-                       {"observations", nlohmann::json::object()}};
-  std::filesystem::create_directories(root + "/__cluster");
-  std::ofstream(root + "/__cluster/state.json") << state.dump();
+void WriteServingLedger(const std::string& root, const std::vector<std::string>& graph_ids,
+                        const std::map<std::string, std::string>& stored_queries,
+                        const std::string& server_policy) {
+  // A ledger written again replaces the earlier one.
+  std::error_code ignored;
+  std::filesystem::remove(root + "/__cluster/state.json", ignored);
+  auto store = LocalStore::Make(root);
+  cluster::ClusterState state;
+  state.state_revision = 1;
+  for (const std::string& id : graph_ids) state.resources["graph." + id] = cluster::StateResource{"graph-digest"};
+  for (const auto& [name, source] : stored_queries) {
+    std::string digest = Sha256Hex(source);
+    Status stored = cluster::StorePayload(*store, cluster::QueryPayloadKey("", graph_ids.front(), name, digest),
+                                          digest, source);
+    ASSERT_TRUE(stored.ok()) << stored.message();
+    state.resources["query." + graph_ids.front() + "." + name] = cluster::StateResource{digest};
+  }
+  if (!server_policy.empty()) {
+    std::string digest = Sha256Hex(server_policy);
+    Status stored =
+        cluster::StorePayload(*store, cluster::PolicyPayloadKey("", "server", digest), digest, server_policy);
+    ASSERT_TRUE(stored.ok()) << stored.message();
+    cluster::StateResource policy{digest};
+    policy.applies_to = std::vector<std::string>{"cluster"};
+    state.resources["policy.server"] = policy;
+  }
+  auto written = cluster::WriteState(*store, "", state, std::nullopt);
+  ASSERT_TRUE(written.ok()) << written.status().message();
 }
 
 ServerProcess::ServerProcess(const std::string& cluster_root, const std::vector<std::string>& args,

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,10 +16,15 @@ namespace omnigraph::testing {
 // tests/CMakeLists.txt).
 std::string ServerBinary();
 
-// Writes the cluster ledger <root>/__cluster/state.json that serves the
-// graphs <root>/graphs/<id>.omni for every id in `graph_ids` (the graphs
-// themselves must exist).
-void WriteServingLedger(const std::string& root, const std::vector<std::string>& graph_ids);
+// Writes the cluster ledger of <root>, as `cluster apply` leaves it, that
+// serves the graphs <root>/graphs/<id>.omni for every id in `graph_ids`
+// (the graphs themselves must exist) and, on the first of them, the
+// stored queries `stored_queries` (name → whole .gq source), with the
+// server-scoped policy bundle `server_policy` bound to the cluster when
+// it is non-empty. A failure fails the test.
+void WriteServingLedger(const std::string& root, const std::vector<std::string>& graph_ids,
+                        const std::map<std::string, std::string>& stored_queries = {},
+                        const std::string& server_policy = "");
 
 // One server process: started by the constructor with
 // `--cluster <root> --bind 127.0.0.1:0 <args…>` and the extra environment

@@ -34,7 +34,7 @@ ErrorCode CodeOfHttpStatus(int status) {
 
 }  // namespace
 
-Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags) {
+Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags, bool need_graph) {
   const std::string& server = !flags.server.empty() ? flags.server : flags.default_server;
   if (server.empty()) {
     return UsageError("--graph selects a graph on a server: pass --server <name|url> (or set defaults.server in the "
@@ -62,7 +62,7 @@ Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags) {
   }
   OG_ASSIGN_OR_RETURN(target.server, ParseServerUrl(url));
   target.graph_id = !flags.graph.empty() ? flags.graph : flags.default_graph;
-  if (target.graph_id.empty()) {
+  if (target.graph_id.empty() && need_graph) {
     return UsageError(fmt::format("no graph given: pass --graph <id> to select a graph on {} (or set default_graph "
                                   "in the operator config)",
                                   target.server.text));
@@ -96,6 +96,17 @@ Status ServerErrorStatus(int http_status, const std::string& body) {
   return Status(CodeOfHttpStatus(http_status), std::move(message), std::move(details));
 }
 
+Result<Json> ListGraphs(const GlobalFlags& flags) {
+  OG_ASSIGN_OR_RETURN(ServedTarget target, ResolveServedTarget(flags, /*need_graph=*/false));
+  HttpRequest request;
+  request.target = "/graphs";
+  OG_ASSIGN_OR_RETURN(HttpReply reply, Send(target.server, request, target.token));
+  if (reply.status < 200 || reply.status >= 300) return ServerErrorStatus(reply.status, reply.body);
+  Json json = Json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return Internal(fmt::format("the server at {} sent a reply that is not JSON", target.server.text));
+  return json;
+}
+
 Status WithSourceName(const Status& status, const std::string& source_file, std::string_view server_name) {
   if (status.ok() || source_file == server_name) return status;
   std::string message = status.message();
@@ -113,9 +124,13 @@ Result<RemoteGraph> RemoteGraph::Open(const GlobalFlags& flags, const std::strin
   return RemoteGraph(std::move(target));
 }
 
-Result<std::string> RemoteGraph::Call(HttpRequest request) {
+Result<HttpReply> RemoteGraph::Exchange(HttpRequest request) {
   request.target = "/graphs/" + UrlEncode(target_.graph_id) + request.target;
-  OG_ASSIGN_OR_RETURN(HttpReply reply, Send(target_.server, request, target_.token));
+  return Send(target_.server, request, target_.token);
+}
+
+Result<std::string> RemoteGraph::Call(HttpRequest request) {
+  OG_ASSIGN_OR_RETURN(HttpReply reply, Exchange(std::move(request)));
   if (reply.status < 200 || reply.status >= 300) return ServerErrorStatus(reply.status, reply.body);
   return std::move(reply.body);
 }
@@ -179,6 +194,31 @@ Result<Json> RemoteGraph::Mutate(const std::string& source, const std::string& n
   HttpRequest request = JsonPost(if_commit ? "/mutate/if-graph-commit" : "/mutate", body);
   if (if_commit) request.headers.emplace_back("Omnigraph-If-Graph-Commit", *if_commit);
   return CallJson(std::move(request));
+}
+
+Result<std::string> RemoteGraph::InvokeStored(const std::string& name, const std::string& params_json,
+                                              const std::string& branch, const std::optional<std::string>& snapshot,
+                                              bool expect_mutation, const std::optional<std::string>& if_commit) {
+  Json body{{"expect_mutation", expect_mutation}};
+  OG_RETURN_IF_ERROR(AddParams(params_json, &body));
+  if (snapshot) body["snapshot"] = *snapshot;
+  if (!branch.empty()) body["branch"] = branch;
+  HttpRequest request = JsonPost("/queries/" + UrlEncode(name) + (if_commit ? "/if-graph-commit" : ""), body);
+  if (if_commit) request.headers.emplace_back("Omnigraph-If-Graph-Commit", *if_commit);
+  return Call(std::move(request));
+}
+
+Result<HttpReply> RemoteGraph::BlobGet(const std::string& entity, const std::string& type, const std::string& id,
+                                       const std::string& property, const std::string& branch,
+                                       const std::optional<std::string>& snapshot, const std::string& range) {
+  HttpRequest request;
+  request.target = "/blob?entity=" + UrlEncode(entity) + "&type=" + UrlEncode(type) + "&id=" + UrlEncode(id) +
+                   "&property=" + UrlEncode(property) +
+                   (snapshot ? "&snapshot=" + UrlEncode(*snapshot) : "&branch=" + UrlEncode(branch));
+  if (!range.empty()) request.headers.emplace_back("Range", range);
+  OG_ASSIGN_OR_RETURN(HttpReply reply, Exchange(std::move(request)));
+  if ((reply.status >= 200 && reply.status < 300) || reply.status == 302) return reply;
+  return ServerErrorStatus(reply.status, reply.body);
 }
 
 Result<std::string> RemoteGraph::Export(const std::string& branch, const std::vector<std::string>& types) {

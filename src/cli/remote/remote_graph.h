@@ -35,7 +35,13 @@ struct ServedTarget {
 // else the profile's or defaults.default_graph; the token by BearerToken.
 // Errors: UsageError when no server or no graph is given, or a server
 // name is not in the operator config; as ParseServerUrl and BearerToken.
-Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags);
+// With `need_graph` false the graph may be left empty (`graphs list`).
+Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags, bool need_graph = true);
+
+// GET /graphs on the server of `flags` (ResolveServedTarget without a
+// graph) → {graphs:[{graph_id, uri}]}. Errors: as ResolveServedTarget,
+// Send and ServerErrorStatus.
+Result<nlohmann::ordered_json> ListGraphs(const GlobalFlags& flags);
 
 // The Status of a refused request: the body's `error` message (else the
 // HTTP status line) with an ErrorCode chosen by the HTTP status: 412 →
@@ -74,6 +80,20 @@ class RemoteGraph {
   Result<nlohmann::ordered_json> Mutate(const std::string& source, const std::string& name,
                                         const std::string& params_json, const std::string& branch,
                                         const std::optional<std::string>& if_commit);
+  // POST /graphs/{id}/queries/{name} (with `if_commit`:
+  // …/if-graph-commit and header Omnigraph-If-Graph-Commit) with
+  // {params?, branch?, snapshot?, expect_mutation} → the raw reply
+  // (ReadOutput for a read, MutationOutput for a mutation). A stored query
+  // whose kind is not `expect_mutation` is refused by the server (400).
+  Result<std::string> InvokeStored(const std::string& name, const std::string& params_json,
+                                   const std::string& branch, const std::optional<std::string>& snapshot,
+                                   bool expect_mutation, const std::optional<std::string>& if_commit);
+  // GET /graphs/{id}/blob?entity=&type=&id=&property=&(branch=|snapshot=)
+  // with `range` ("bytes=A-B" or "bytes=A-", none when empty) → the reply
+  // of a 200, 206 or 302 (an external value: its URI in Location).
+  Result<HttpReply> BlobGet(const std::string& entity, const std::string& type, const std::string& id,
+                            const std::string& property, const std::string& branch,
+                            const std::optional<std::string>& snapshot, const std::string& range);
   // POST /graphs/{id}/export → NDJSON text.
   Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types);
   // GET /graphs/{id}/snapshot?branch= → SnapshotOutput.
@@ -104,6 +124,8 @@ class RemoteGraph {
   // ServerErrorStatus.
   Result<std::string> Call(HttpRequest request);
   Result<nlohmann::ordered_json> CallJson(HttpRequest request);
+  // Sends `request` below /graphs/{id}; the reply whatever its status.
+  Result<HttpReply> Exchange(HttpRequest request);
 
   ServedTarget target_;
 };

@@ -66,12 +66,33 @@ int RunServedQuery(Context& context, const QueryOptions& options, const QueryReq
   return kExitOk;
 }
 
+// `query NAME` without a source on a server: the stored query NAME
+// (POST /queries/{name}), which must be a read.
+int RunStoredQuery(Context& context, const QueryOptions& options, exec::OutputFormat format) {
+  auto name = QueryName(options.source);
+  if (!name.ok()) return context.Fail(name.status());
+  if (name->empty()) {
+    return context.Fail(UsageError("pass --query FILE or -e SOURCE, or the NAME of a query stored on the server"));
+  }
+  auto params = ReadParams(options.source.params, options.source.params_file);
+  if (!params.ok()) return context.Fail(params.status());
+  auto graph = remote::RemoteGraph::Open(context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  auto body = graph->InvokeStored(*name, *params, snapshot ? "" : options.source.branch, snapshot,
+                                  /*expect_mutation=*/false, std::nullopt);
+  if (!body.ok()) return context.Fail(body.status());
+  auto read = remote::ServedRead::Parse(std::move(*body));
+  if (!read.ok()) return context.Fail(read.status());
+  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
+  return kExitOk;
+}
+
 int RunQuery(Context& context, const QueryOptions& options) {
   KeepFreedMemoryForReuse();
   GlobalFlags& flags = context.flags;
   if (Status st = PrepareVerb(&flags, "query", {.served = true}); !st.ok()) return context.Fail(st);
-  auto request = ResolveQueryRequest(options.source);
-  if (!request.ok()) return context.Fail(request.status());
   // Format precedence (§5.3): --json, --format, defaults.output, table.
   exec::OutputFormat format = exec::OutputFormat::kTable;
   if (flags.json) {
@@ -86,6 +107,9 @@ int RunQuery(Context& context, const QueryOptions& options) {
   } else if (flags.default_output) {
     format = *flags.default_output;
   }
+  if (AddressesServer("", flags) && !HasQuerySource(options.source)) return RunStoredQuery(context, options, format);
+  auto request = ResolveQueryRequest(options.source);
+  if (!request.ok()) return context.Fail(request.status());
   auto params = ReadParams(options.source.params, options.source.params_file);
   if (AddressesServer("", flags)) {
     if (!params.ok()) return context.Fail(params.status());
