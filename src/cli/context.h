@@ -107,13 +107,16 @@ const std::string& GivenUri(const std::string& positional, const GlobalFlags& fl
 
 // The graph a command addresses (GivenUri), as a local path. Errors:
 // UsageError when none is given, when both a positional URI and --store
-// are, or when the selected profile cannot address a graph;
-// InvalidArgument for an http(s) URI; Unsupported for another scheme.
+// are, when the selected profile cannot address a graph, or for an
+// http(s) URI (a served graph is addressed with --server/--graph, §5.1);
+// Unsupported for another scheme.
 Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags& flags);
 
 // Whether the command addresses a graph on a server (§5.1) rather than
 // storage: --server is given, or no positional URI, --store or store
-// default is, and the selected profile or defaults.server names a server.
+// default is, and --graph, the selected profile or defaults.server names
+// a server. A store default (defaults.store, a profile's store) wins over
+// defaults.server; a profile replaces both defaults.
 bool AddressesServer(const std::string& positional, const GlobalFlags& flags);
 
 // Opens the graph a command addresses (ResolveUri, then Omnigraph::Open).

@@ -1,5 +1,8 @@
 #include "cli/remote/http_client.h"
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <cctype>
 #include <charconv>
 #include <exception>
@@ -20,6 +23,18 @@ using tcp = boost::asio::ip::tcp;
 
 // Replies are read whole; an export can be large, so the cap is generous.
 constexpr uint64_t kMaxReplyBytes = uint64_t{1} << 34;
+// A server silent for this long (no byte sent or accepted) is given up on,
+// so a hung server cannot hang the CLI; a long write still streams its
+// reply within it.
+constexpr int kIdleTimeoutSeconds = 600;
+
+// Bounds each blocking send and receive on `socket` (synchronous Beast
+// calls honour no expiry of their own).
+void SetIdleTimeout(tcp::socket& socket) {
+  timeval limit{kIdleTimeoutSeconds, 0};
+  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+}
 
 http::verb VerbOf(const std::string& method) {
   if (method == "POST") return http::verb::post;
@@ -86,6 +101,7 @@ Result<HttpReply> Send(const ServerUrl& server, const HttpRequest& request, cons
     beast::tcp_stream stream(io);
     auto endpoints = resolver.resolve(server.host, server.port);
     stream.connect(endpoints);
+    SetIdleTimeout(stream.socket());
 
     http::request<http::string_body> message{VerbOf(request.method), server.base_path + request.target, 11};
     message.set(http::field::host, server.host + ":" + server.port);

@@ -41,7 +41,8 @@ struct HttpReply {
 // Sends `request` to `server` and reads the whole reply, whatever its
 // status. `bearer_token`, when non-empty, goes out as
 // "Authorization: Bearer <token>". Errors: IoError naming the URL when
-// the server cannot be reached or the exchange breaks off.
+// the server cannot be reached, the exchange breaks off, or the server
+// stays silent for 10 minutes.
 Result<HttpReply> Send(const ServerUrl& server, const HttpRequest& request, const std::string& bearer_token);
 
 // Percent-encodes `text` for a path segment or a query value (RFC 3986

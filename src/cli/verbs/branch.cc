@@ -107,6 +107,14 @@ int RunServedBranch(Context& context, const std::string& uri, std::string_view v
   if (write) EchoWriteTarget(context.flags, verb, graph->url(), /*served=*/true);
   auto reply = call(*graph);
   if (!reply.ok()) return context.Fail(reply.status());
+  // What the write made durable, for a confirmation that cannot be written.
+  if (verb == "branch create") {
+    context.published = fmt::format("branch '{}'", reply->value("name", ""));
+  } else if (verb == "branch delete") {
+    context.published = fmt::format("deletion of branch '{}'", reply->value("name", ""));
+  } else if (verb == "branch merge" && reply->contains("commit") && (*reply)["commit"].is_object()) {
+    context.published = fmt::format("commit '{}'", (*reply)["commit"].value("graph_commit_id", ""));
+  }
   print(*reply, context.flags.json);
   return kExitOk;
 }
