@@ -240,7 +240,8 @@ Status ConfirmDestructive(const GlobalFlags& flags, std::string_view what, const
 }
 
 void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri, bool served) {
-  if (!flags.quiet) std::cerr << fmt::format("omnigraph {} → {} ({})\n", verb, uri, served ? "served" : "direct, local");
+  if (flags.quiet) return;
+  std::cerr << fmt::format("omnigraph {} → {} ({})\n", verb, uri, served ? "served" : "direct, local");
 }
 
 }  // namespace omnigraph::cli

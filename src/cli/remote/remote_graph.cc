@@ -103,7 +103,9 @@ Result<Json> ListGraphs(const GlobalFlags& flags) {
   OG_ASSIGN_OR_RETURN(HttpReply reply, Send(target.server, request, target.token));
   if (reply.status < 200 || reply.status >= 300) return ServerErrorStatus(reply.status, reply.body);
   Json json = Json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return Internal(fmt::format("the server at {} sent a reply that is not JSON", target.server.text));
+  if (!json.is_object()) {
+    return Internal(fmt::format("the server at {} sent a reply that is not JSON", target.server.text));
+  }
   return json;
 }
 

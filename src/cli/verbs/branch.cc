@@ -11,6 +11,7 @@
 #include "api/wire/report_json.h"
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 #include "compiler/source.h"
 
 namespace omnigraph::cli {
@@ -48,8 +49,8 @@ void PrintBranchCreate(const Json& report, bool json) {
     std::cout << report.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("created branch {} from {}\n", compiler::EscapeForDisplay(report["name"].get<std::string>()),
-                           compiler::EscapeForDisplay(report["from"].get<std::string>()));
+  std::cout << fmt::format("created branch {} from {}\n", compiler::EscapeForDisplay(Text(report, "name")),
+                           compiler::EscapeForDisplay(Text(report, "from")));
 }
 
 void PrintBranchList(const Json& list, bool json) {
@@ -57,7 +58,9 @@ void PrintBranchList(const Json& list, bool json) {
     std::cout << list.dump(2) << "\n";
     return;
   }
-  for (const auto& name : list["branches"]) std::cout << compiler::EscapeForDisplay(name.get<std::string>()) << "\n";
+  for (const auto& name : Member(list, "branches")) {
+    std::cout << compiler::EscapeForDisplay(name.is_string() ? name.get<std::string>() : std::string()) << "\n";
+  }
 }
 
 void PrintBranchDelete(const Json& report, bool json) {
@@ -65,30 +68,30 @@ void PrintBranchDelete(const Json& report, bool json) {
     std::cout << report.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(report["name"].get<std::string>()));
+  std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(Text(report, "name")));
 }
 
 void PrintBranchMerge(const Json& report, bool json) {
-  const std::string source = report["source"].get<std::string>();
+  const std::string source = Text(report, "source");
   // A refused delete never fails the merge (BR-9.10): a warning, exit 0.
-  if (report.contains("branch_delete_error") && report["branch_delete_error"].is_string()) {
+  if (report.contains("branch_delete_error") && Member(report, "branch_delete_error").is_string()) {
     std::cerr << fmt::format("warning: merged, but could not delete branch '{}': {}\n",
                              compiler::EscapeForDisplay(source),
-                             compiler::EscapeForDisplay(report["branch_delete_error"].get<std::string>()));
+                             compiler::EscapeForDisplay(Text(report, "branch_delete_error")));
   }
   if (json) {
     std::cout << report.dump(2) << "\n";
     return;
   }
   std::cout << fmt::format("merged {} into {}: {}\n", compiler::EscapeForDisplay(source),
-                           compiler::EscapeForDisplay(report["target"].get<std::string>()),
-                           report["outcome"].get<std::string>());
-  if (report.value("branch_deleted", false)) {
+                           compiler::EscapeForDisplay(Text(report, "target")),
+                           Text(report, "outcome"));
+  if (Flag(report, "branch_deleted", false)) {
     std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(source));
   }
-  const Json& commit = report["commit"];
-  if (commit.is_object() && commit.value("published", true) == false) {
-    std::cout << fmt::format("unpublished commit: {}\n", commit["graph_commit_id"].get<std::string>());
+  const Json& commit = Member(report, "commit");
+  if (commit.is_object() && Flag(commit, "published", true) == false) {
+    std::cout << fmt::format("unpublished commit: {}\n", Text(commit, "graph_commit_id"));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "api/wire/report_json.h"
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 #include "compiler/source.h"
 
 namespace omnigraph::cli {
@@ -40,11 +41,11 @@ using Json = nlohmann::ordered_json;
 
 // The one-line form of a commit's wire form (CommitOutput), as CommitLine.
 std::string CommitLine(const Json& commit) {
-  return fmt::format("{} graph_branch={} graph_manifest_version={}{}", commit["graph_commit_id"].get<std::string>(),
-                     commit["graph_branch"].is_string() ? commit["graph_branch"].get<std::string>() : "main",
-                     commit["graph_manifest_version"].dump(),
-                     commit["actor_id"].is_string()
-                         ? " actor=" + compiler::EscapeForDisplay(commit["actor_id"].get<std::string>())
+  return fmt::format("{} graph_branch={} graph_manifest_version={}{}", Text(commit, "graph_commit_id"),
+                     Member(commit, "graph_branch").is_string() ? Text(commit, "graph_branch") : "main",
+                     Member(commit, "graph_manifest_version").dump(),
+                     Member(commit, "actor_id").is_string()
+                         ? " actor=" + compiler::EscapeForDisplay(Text(commit, "actor_id"))
                          : "");
 }
 
@@ -54,7 +55,7 @@ void PrintCommitList(const Json& list, bool json) {
     std::cout << list.dump(2) << "\n";
     return;
   }
-  for (const Json& commit : list["commits"]) std::cout << CommitLine(commit) << "\n";
+  for (const Json& commit : Member(list, "commits")) std::cout << CommitLine(commit) << "\n";
 }
 
 // `commit show` from its wire form (CommitOutput), local or served alike.
@@ -64,19 +65,19 @@ void PrintCommitShow(const Json& commit, bool json) {
     return;
   }
   auto optional = [&](const char* key, const char* label) {
-    if (commit.contains(key) && commit[key].is_string()) std::cout << label << commit[key].get<std::string>() << "\n";
+    if (Member(commit, key).is_string()) std::cout << label << Text(commit, key) << "\n";
   };
-  std::cout << "graph_commit_id: " << commit["graph_commit_id"].get<std::string>() << "\n";
+  std::cout << "graph_commit_id: " << Text(commit, "graph_commit_id") << "\n";
   std::cout << "graph_branch: "
-            << (commit["graph_branch"].is_string() ? commit["graph_branch"].get<std::string>() : "main") << "\n";
-  std::cout << "graph_manifest_version: " << commit["graph_manifest_version"].dump() << "\n";
+            << (Member(commit, "graph_branch").is_string() ? Text(commit, "graph_branch") : "main") << "\n";
+  std::cout << "graph_manifest_version: " << Member(commit, "graph_manifest_version").dump() << "\n";
   optional("parent_commit_id", "parent_commit_id: ");
   optional("merged_parent_commit_id", "merged_parent_commit_id: ");
-  if (commit["actor_id"].is_string()) {
-    std::cout << "actor_id: " << compiler::EscapeForDisplay(commit["actor_id"].get<std::string>()) << "\n";
+  if (Member(commit, "actor_id").is_string()) {
+    std::cout << "actor_id: " << compiler::EscapeForDisplay(Text(commit, "actor_id")) << "\n";
   }
-  std::cout << "created_at: " << commit["created_at"].dump() << "\n";
-  if (commit.value("published", true) == false) std::cout << "published: false\n";
+  std::cout << "created_at: " << Member(commit, "created_at").dump() << "\n";
+  if (Flag(commit, "published", true) == false) std::cout << "published: false\n";
   optional("unattached_root", "unattached_root: ");
 }
 
@@ -98,7 +99,9 @@ struct CommitShowOptions {
 int RunCommitList(Context& context, const CommitListOptions& options) {
   if (Status st = PrepareVerb(&context.flags, "commit list", {.served = true}); !st.ok()) return context.Fail(st);
   if (AddressesServer(options.uri, context.flags)) {
-    if (options.unpublished) return context.Fail(UsageError("--unpublished is not served; address the graph with --store"));
+    if (options.unpublished) {
+      return context.Fail(UsageError("--unpublished is not served; address the graph with --store"));
+    }
     auto graph = remote::RemoteGraph::Open(context.flags, options.uri);
     if (!graph.ok()) return context.Fail(graph.status());
     auto list = graph->CommitList(options.branch);

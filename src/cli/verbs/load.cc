@@ -15,6 +15,7 @@
 #include "cli/input.h"
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -69,9 +70,9 @@ void PrintLoad(const nlohmann::ordered_json& report, bool json) {
     return;
   }
   std::cout << fmt::format("loaded {} on branch {} with {}: {} entities across {} node types and {} edge types\n",
-                           report["uri"].get<std::string>(), report["branch"].get<std::string>(),
-                           report["mode"].get<std::string>(), report["total_entities"].dump(),
-                           report["nodes"].size(), report["edges"].size());
+                           Text(report, "uri"), Text(report, "branch"),
+                           Text(report, "mode"), Member(report, "total_entities").dump(),
+                           Member(report, "nodes").size(), Member(report, "edges").size());
 }
 
 // The load on a server (§5.1): POST /load/ndjson with the file as the
@@ -92,8 +93,8 @@ int RunServedLoad(Context& context, const LoadOptions& options) {
   if (!options.from.empty()) from = options.from;
   auto report = graph->Load(*data, options.mode, options.branch, from);
   if (!report.ok()) return context.Fail(remote::WithSourceName(report.status(), options.data, "<request body>"));
-  if ((*report)["commit"].is_object()) {
-    context.published = fmt::format("commit '{}'", (*report)["commit"]["graph_commit_id"].get<std::string>());
+  if (Member(*report, "commit").is_object()) {
+    context.published = fmt::format("commit '{}'", Text(Member(*report, "commit"), "graph_commit_id"));
   }
   PrintLoad(*report, flags.json);
   return kExitOk;

@@ -12,6 +12,7 @@
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 #include "graph/branches.h"
 
 namespace omnigraph::cli {
@@ -31,18 +32,27 @@ void PrintMutation(const nlohmann::ordered_json& report, bool json) {
     std::cout << report.dump(2) << "\n";
     return;
   }
-  std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", report["branch"].get<std::string>(),
-                           report["query_name"].get<std::string>(), report["affected_nodes"].dump(),
-                           report["affected_edges"].dump());
-  if (report["actor_id"].is_string()) std::cout << "actor_id: " << report["actor_id"].get<std::string>() << "\n";
-  const nlohmann::ordered_json& commit = report["commit"];
+  std::cout << fmt::format("changed {} via {}: {} nodes, {} edges\n", Text(report, "branch"),
+                           Text(report, "query_name"), Member(report, "affected_nodes").dump(),
+                           Member(report, "affected_edges").dump());
+  if (Member(report, "actor_id").is_string()) std::cout << "actor_id: " << Text(report, "actor_id") << "\n";
+  const nlohmann::ordered_json& commit = Member(report, "commit");
   if (!commit.is_object()) return;
-  const std::string id = commit["graph_commit_id"].get<std::string>();
+  const std::string id = Text(commit, "graph_commit_id");
   if (commit.contains("unattached_root")) {
-    std::cout << fmt::format("unattached snapshot: {} (root {})\n", id, commit["unattached_root"].get<std::string>());
-  } else if (commit.value("published", true) == false) {
+    std::cout << fmt::format("unattached snapshot: {} (root {})\n", id, Text(commit, "unattached_root"));
+  } else if (Flag(commit, "published", true) == false) {
     std::cout << fmt::format("unpublished commit: {}\n", id);
   }
+}
+
+// Records and prints a served mutation's MutationOutput.
+int FinishServedMutation(Context& context, const nlohmann::ordered_json& report) {
+  if (report.contains("commit") && Member(report, "commit").is_object()) {
+    context.published = fmt::format("commit '{}'", Member(report, "commit").value("graph_commit_id", ""));
+  }
+  PrintMutation(report, context.flags.json);
+  return kExitOk;
 }
 
 // The mutation on a server (§5.1): POST /mutate, or /mutate/if-graph-commit
@@ -57,11 +67,7 @@ int RunServedMutate(Context& context, const MutateOptions& options, const QueryR
   auto report = graph->Mutate(request.source, request.name, params, branch_given ? options.source.branch : "",
                               if_commit);
   if (!report.ok()) return context.Fail(remote::WithSourceName(report.status(), request.source_file));
-  if ((*report)["commit"].is_object()) {
-    context.published = fmt::format("commit '{}'", (*report)["commit"]["graph_commit_id"].get<std::string>());
-  }
-  PrintMutation(*report, context.flags.json);
-  return kExitOk;
+  return FinishServedMutation(context, *report);
 }
 
 // `mutate NAME` without a source on a server: the stored mutation NAME
@@ -84,11 +90,7 @@ int RunStoredMutation(Context& context, const MutateOptions& options) {
   if (!body.ok()) return context.Fail(body.status());
   auto report = nlohmann::ordered_json::parse(*body, nullptr, /*allow_exceptions=*/false);
   if (!report.is_object()) return context.Fail(Internal("the server's mutation reply is not a JSON object"));
-  if (report["commit"].is_object()) {
-    context.published = fmt::format("commit '{}'", report["commit"]["graph_commit_id"].get<std::string>());
-  }
-  PrintMutation(report, context.flags.json);
-  return kExitOk;
+  return FinishServedMutation(context, report);
 }
 
 int RunMutate(Context& context, const MutateOptions& options) {

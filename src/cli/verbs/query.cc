@@ -39,8 +39,16 @@ void KeepFreedMemoryForReuse() {
   ::mallopt(M_TOP_PAD, 64 << 20);
 }
 
-// The read on a server (§5.1): the server's ReadOutput rendered by the
-// same layouts as a local result.
+// Prints a served read's ReadOutput `body` through the same layouts as a
+// local result (§5.3).
+int PrintServedRead(Context& context, std::string body, exec::OutputFormat format) {
+  auto read = remote::ServedRead::Parse(std::move(body));
+  if (!read.ok()) return context.Fail(read.status());
+  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
+  return kExitOk;
+}
+
+// The read on a server (§5.1): POST /query.
 int RunServedQuery(Context& context, const QueryOptions& options, const QueryRequest& request,
                    const std::string& params, exec::OutputFormat format) {
   auto graph = remote::RemoteGraph::Open(context.flags);
@@ -60,10 +68,7 @@ int RunServedQuery(Context& context, const QueryOptions& options, const QueryReq
   if (!options.snapshot.empty()) snapshot = options.snapshot;
   auto body = graph->Query(request.source, request.name, params, options.source.branch, snapshot);
   if (!body.ok()) return context.Fail(remote::WithSourceName(body.status(), request.source_file));
-  auto read = remote::ServedRead::Parse(std::move(*body));
-  if (!read.ok()) return context.Fail(read.status());
-  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
-  return kExitOk;
+  return PrintServedRead(context, std::move(*body), format);
 }
 
 // `query NAME` without a source on a server: the stored query NAME
@@ -83,10 +88,7 @@ int RunStoredQuery(Context& context, const QueryOptions& options, exec::OutputFo
   auto body = graph->InvokeStored(*name, *params, snapshot ? "" : options.source.branch, snapshot,
                                   /*expect_mutation=*/false, std::nullopt);
   if (!body.ok()) return context.Fail(body.status());
-  auto read = remote::ServedRead::Parse(std::move(*body));
-  if (!read.ok()) return context.Fail(read.status());
-  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
-  return kExitOk;
+  return PrintServedRead(context, std::move(*body), format);
 }
 
 int RunQuery(Context& context, const QueryOptions& options) {

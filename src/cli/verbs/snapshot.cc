@@ -9,6 +9,7 @@
 #include "api/wire/report_json.h"
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -26,12 +27,13 @@ void PrintSnapshot(const nlohmann::ordered_json& info, bool json) {
     return;
   }
   std::cout << fmt::format("graph_branch: {}\ngraph_manifest_version: {}\ninternal_schema_version: {}\n",
-                           info["graph_branch"].get<std::string>(), info["graph_manifest_version"].dump(),
-                           info["internal_schema_version"].dump());
-  for (const auto& dataset : info["datasets"]) {
+                           Text(info, "graph_branch"), Member(info, "graph_manifest_version").dump(),
+                           Member(info, "internal_schema_version").dump());
+  for (const auto& dataset : Member(info, "datasets")) {
     std::cout << fmt::format("{} type '{}' published_dataset_version={} native_dataset_branch=main entities={}\n",
-                             dataset["entity_kind"].get<std::string>(), dataset["type_name"].get<std::string>(),
-                             dataset["published_dataset_version"].dump(), dataset["entity_count"].dump());
+                             Text(dataset, "entity_kind"), Text(dataset, "type_name"),
+                             Member(dataset, "published_dataset_version").dump(),
+                             Member(dataset, "entity_count").dump());
   }
 }
 
