@@ -270,6 +270,23 @@ TEST_F(RemoteCliTest, StoredQueriesAreInvokedByName) {
   EXPECT_EQ(Run(std::string("query people ") + kStore).rc, 2);
 }
 
+TEST_F(RemoteCliTest, ChangesPrintExactlyWhatTheStorePrints) {
+  Serve();
+  ASSERT_EQ(Run("mutate set_age --query m.gq --params '{\"n\":\"ann\",\"a\":31}' " + Served()).rc, 0);
+  const std::string head = Head();
+  ExpectSame("commit changes " + head);
+  ExpectSame("commit changes --json " + head);
+  ExpectSame("changes poll --start beginning");
+  ExpectSame("changes poll --start beginning --json --limit 1");
+  ExpectSame("changes poll --start beginning --kind edge");
+  // The genesis commit has no parent to diff against (409 on the wire).
+  CliRun commits = Run(std::string("commit list --json ") + kStore);
+  const std::string genesis = nlohmann::json::parse(commits.out)["commits"].back()["graph_commit_id"];
+  ExpectSame("commit changes " + genesis);
+  CliRun page = Run("commit changes --json --limit 1 " + head + " " + Served());
+  ASSERT_EQ(page.rc, 0) << page.err;
+}
+
 TEST_F(RemoteCliTest, GraphsListAsksTheServer) {
   testing::WriteServingLedger(dir_.path() + "/C", {"g1"}, {},
                               "version: 1\ngroups:\n  ops: [alice]\nrules:\n  - id: ops-list\n    allow:\n"

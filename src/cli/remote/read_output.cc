@@ -84,6 +84,32 @@ Status Malformed(std::string_view what) {
 
 }  // namespace
 
+bool RawMembers(std::string_view object, std::vector<std::pair<std::string, std::string_view>>* members) {
+  size_t pos = SkipSpace(object, 0);
+  if (pos >= object.size() || object[pos] != '{') return false;
+  pos = SkipSpace(object, pos + 1);
+  if (pos < object.size() && object[pos] == '}') return true;
+  while (pos < object.size()) {
+    size_t key_end = SkipJsonValue(object, pos);
+    if (key_end == std::string_view::npos || object[pos] != '"') return false;
+    nlohmann::json key = nlohmann::json::parse(object.substr(pos, key_end - pos), nullptr, false);
+    if (!key.is_string()) return false;
+    pos = SkipSpace(object, key_end);
+    if (pos >= object.size() || object[pos] != ':') return false;
+    size_t value_begin = SkipSpace(object, pos + 1);
+    size_t value_end = SkipJsonValue(object, value_begin);
+    if (value_end == std::string_view::npos) return false;
+    members->emplace_back(key.get<std::string>(), object.substr(value_begin, value_end - value_begin));
+    pos = SkipSpace(object, value_end);
+    if (pos < object.size() && object[pos] == ',') {
+      pos = SkipSpace(object, pos + 1);
+      continue;
+    }
+    return pos < object.size() && object[pos] == '}';
+  }
+  return false;
+}
+
 size_t SkipJsonValue(std::string_view text, size_t pos) {
   pos = SkipSpace(text, pos);
   if (pos >= text.size()) return std::string_view::npos;

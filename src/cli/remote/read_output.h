@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exec/result_format.h"
@@ -35,6 +36,10 @@ class ServedRead {
   std::vector<std::string_view> rows_;                // each row's raw JSON object
   std::vector<std::vector<std::string_view>> cells_;  // each row's raw member values, in column order
 };
+
+// The members of the JSON object `object` as (name, raw value text) in
+// order; false when it is not a well-formed object.
+bool RawMembers(std::string_view object, std::vector<std::pair<std::string, std::string_view>>* members);
 
 // The end (one past) of the JSON value starting at text[pos], skipping
 // leading whitespace; std::string_view::npos when it is malformed. Strings

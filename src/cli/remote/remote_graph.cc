@@ -223,6 +223,14 @@ Result<HttpReply> RemoteGraph::BlobGet(const std::string& entity, const std::str
   return ServerErrorStatus(reply.status, reply.body);
 }
 
+Result<std::string> RemoteGraph::CommitChanges(const std::string& id, const std::string& query) {
+  return Call(Get("/commits/" + UrlEncode(id) + "/changes" + (query.empty() ? "" : "?" + query)));
+}
+
+Result<std::string> RemoteGraph::ChangesFeed(const std::string& query) {
+  return Call(Get("/changes" + (query.empty() ? "" : "?" + query)));
+}
+
 Result<std::string> RemoteGraph::Export(const std::string& branch, const std::vector<std::string>& types) {
   Json body{{"branch", branch}};
   if (!types.empty()) body["type_names"] = types;

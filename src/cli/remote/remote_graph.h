@@ -94,6 +94,12 @@ class RemoteGraph {
   Result<HttpReply> BlobGet(const std::string& entity, const std::string& type, const std::string& id,
                             const std::string& property, const std::string& branch,
                             const std::optional<std::string>& snapshot, const std::string& range);
+  // GET /graphs/{id}/commits/{commit_id}/changes?<query> → one page
+  // (CommitChangesPage JSON, raw). `query` is already encoded
+  // ("limit=…&kind=…").
+  Result<std::string> CommitChanges(const std::string& id, const std::string& query);
+  // GET /graphs/{id}/changes?<query> → one feed page (raw).
+  Result<std::string> ChangesFeed(const std::string& query);
   // POST /graphs/{id}/export → NDJSON text.
   Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types);
   // GET /graphs/{id}/snapshot?branch= → SnapshotOutput.
