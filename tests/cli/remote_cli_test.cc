@@ -314,6 +314,9 @@ TEST_F(RemoteCliTest, BlobGetReadsTheSameBytes) {
   EXPECT_EQ(Run("blob get node Person ann photo " + Served()).out, "hello world");
   ExpectSame("blob get node Person ann photo --snapshot " + Head());
   ExpectSame("blob get node Person nobody photo", /*same_stderr=*/false);
+  ExpectSame("blob stat node Person ann photo");
+  ExpectSame("blob stat node Person ann photo --json");
+  ExpectSame("blob stat node Person ann photo --json --snapshot " + Head());
   CliRun past = Run("blob get node Person ann photo --offset 100 " + Served());
   EXPECT_EQ(past.rc, 1);
   CliRun out = Run("blob get node Person ann photo --out got.bin " + Served());

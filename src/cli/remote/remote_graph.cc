@@ -1,5 +1,8 @@
 #include "cli/remote/remote_graph.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -33,6 +36,17 @@ ErrorCode CodeOfHttpStatus(int status) {
 }
 
 }  // namespace
+
+std::optional<std::string> HeaderValue(const HttpReply& reply, std::string_view name) {
+  for (const auto& [key, value] : reply.headers) {
+    if (key.size() == name.size() && std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return value;
+    }
+  }
+  return std::nullopt;
+}
 
 Result<ServedTarget> ResolveServedTarget(const GlobalFlags& flags, bool need_graph) {
   const std::string& server = !flags.server.empty() ? flags.server : flags.default_server;
@@ -212,8 +226,10 @@ Result<std::string> RemoteGraph::InvokeStored(const std::string& name, const std
 
 Result<HttpReply> RemoteGraph::BlobGet(const std::string& entity, const std::string& type, const std::string& id,
                                        const std::string& property, const std::string& branch,
-                                       const std::optional<std::string>& snapshot, const std::string& range) {
+                                       const std::optional<std::string>& snapshot, const std::string& range,
+                                       bool head) {
   HttpRequest request;
+  if (head) request.method = "HEAD";
   request.target = "/blob?entity=" + UrlEncode(entity) + "&type=" + UrlEncode(type) + "&id=" + UrlEncode(id) +
                    "&property=" + UrlEncode(property) +
                    (snapshot ? "&snapshot=" + UrlEncode(*snapshot) : "&branch=" + UrlEncode(branch));

@@ -30,6 +30,9 @@ struct ServedTarget {
   std::string token;        // bearer token, "" for none
 };
 
+// The value of header `name` (case-insensitive) in `reply`, or nullopt.
+std::optional<std::string> HeaderValue(const HttpReply& reply, std::string_view name);
+
 // The server and graph of `flags`: --server (a servers.<name> entry or a
 // literal http(s) URL), else the profile's or defaults.server; --graph,
 // else the profile's or defaults.default_graph; the token by BearerToken.
@@ -90,10 +93,12 @@ class RemoteGraph {
                                    bool expect_mutation, const std::optional<std::string>& if_commit);
   // GET /graphs/{id}/blob?entity=&type=&id=&property=&(branch=|snapshot=)
   // with `range` ("bytes=A-B" or "bytes=A-", none when empty) → the reply
-  // of a 200, 206 or 302 (an external value: its URI in Location).
+  // of a 200, 206 or 302 (an external value: its URI in Location). With
+  // `head`, HEAD instead: the same headers (Content-Length, ETag,
+  // Omnigraph-Snapshot-Id) and no body.
   Result<HttpReply> BlobGet(const std::string& entity, const std::string& type, const std::string& id,
                             const std::string& property, const std::string& branch,
-                            const std::optional<std::string>& snapshot, const std::string& range);
+                            const std::optional<std::string>& snapshot, const std::string& range, bool head = false);
   // GET /graphs/{id}/commits/{commit_id}/changes?<query> → one page
   // (CommitChangesPage JSON, raw). `query` is already encoded
   // ("limit=…&kind=…").

@@ -95,9 +95,7 @@ int RunServedBlobGet(Context& context, const BlobOptions& options, const exec::B
     api::BlobInfo info;
     info.selector = selector;
     info.external = true;
-    for (const auto& [name, value] : reply->headers) {
-      if (name == "Location" || name == "location") info.uri = value;
-    }
+    info.uri = remote::HeaderValue(*reply, "Location");
     std::cout << info.uri.value_or("") << "\n";
     return context.Fail(ExternalRefusal(info));
   }
@@ -181,13 +179,41 @@ int RunBlobGet(Context& context, const BlobOptions& options) {
   return kExitOk;
 }
 
+// `blob stat` on a server (§5.1): HEAD /blob, its headers as a BlobInfo.
+Result<api::BlobInfo> ServedBlobStat(const GlobalFlags& flags, const BlobOptions& options) {
+  OG_ASSIGN_OR_RETURN(remote::RemoteGraph graph, remote::RemoteGraph::Open(flags));
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  const exec::BlobSelector& selector = options.selector;
+  OG_ASSIGN_OR_RETURN(remote::HttpReply reply, graph.BlobGet(selector.entity, selector.type, selector.id,
+                                                             selector.property, options.branch, snapshot, "",
+                                                             /*head=*/true));
+  api::BlobInfo info;
+  info.selector = selector;
+  if (snapshot) info.target.snapshot = snapshot;
+  else info.target.branch = options.branch;
+  info.target.resolved_snapshot = remote::HeaderValue(reply, "Omnigraph-Snapshot-Id").value_or("");
+  if (reply.status == 302) {
+    info.external = true;
+    info.uri = remote::HeaderValue(reply, "Location");
+    return info;
+  }
+  info.etag = remote::HeaderValue(reply, "ETag");
+  std::string length = remote::HeaderValue(reply, "Content-Length").value_or("0");
+  uint64_t size = 0;
+  std::from_chars(length.data(), length.data() + length.size(), size);
+  info.size = size;
+  return info;
+}
+
 int RunBlobStat(Context& context, const BlobOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "blob stat", {}); !st.ok()) return context.Fail(st);
-  auto uri = ResolveUri("", context.flags);
-  if (!uri.ok()) return context.Fail(uri.status());
-  auto graph = api::Omnigraph::Open(*uri);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto info = (*graph)->BlobStat(options.selector, options.Target());
+  if (Status st = PrepareVerb(&context.flags, "blob stat", {.served = true}); !st.ok()) return context.Fail(st);
+  auto info = [&]() -> Result<api::BlobInfo> {
+    if (AddressesServer("", context.flags)) return ServedBlobStat(context.flags, options);
+    OG_ASSIGN_OR_RETURN(std::string uri, ResolveUri("", context.flags));
+    OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, api::Omnigraph::Open(uri));
+    return graph->BlobStat(options.selector, options.Target());
+  }();
   if (!info.ok()) return context.Fail(info.status());
   if (context.flags.json) {
     std::cout << api::wire::BlobStatJson(*info).dump(2) << "\n";
