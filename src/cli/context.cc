@@ -1,5 +1,7 @@
 #include "cli/context.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <vector>
@@ -28,6 +30,8 @@ void SelectProfile(const OperatorConfig& config, GlobalFlags* flags) {
     name = environment;
   }
   flags->default_store.clear();
+  flags->default_server.clear();
+  flags->default_graph.clear();
   auto profile = config.profiles.find(name);
   if (profile == config.profiles.end()) {
     std::vector<std::string_view> names;
@@ -38,10 +42,14 @@ void SelectProfile(const OperatorConfig& config, GlobalFlags* flags) {
                                                                 : fmt::format("profiles: {}", fmt::join(names, ", "))));
   } else if (profile->second.store) {
     flags->default_store = *profile->second.store;
-  } else if (profile->second.server || profile->second.cluster) {
+  } else if (profile->second.server) {
+    flags->default_server = *profile->second.server;
+    flags->default_graph = profile->second.default_graph.value_or("");
+  } else if (profile->second.cluster) {
     flags->profile_error = UsageError(fmt::format(
-        "profile '{}' addresses a {}, which this build cannot reach; address the graph with --store <path>", name,
-        profile->second.server ? "server" : "cluster"));
+        "profile '{}' addresses a cluster, which data commands cannot reach; address the graph with --store <path> "
+        "or --server <url> --graph <id>",
+        name));
   } else {
     flags->profile_error = UsageError(fmt::format("profile '{}' names no store", name));
   }
@@ -133,6 +141,13 @@ Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFla
     return UsageError(fmt::format("--as applies to writes; `{}` makes no commit", verb));
   }
   if (flags.yes && !accepts.yes) return UsageError(fmt::format("--yes applies to destructive writes; `{}` is not one", verb));
+  if (!accepts.served && (!flags.server.empty() || !flags.graph.empty())) {
+    return UsageError(fmt::format("`{}` works on storage directly and cannot address a server; drop {}", verb,
+                                  !flags.server.empty() ? "--server" : "--graph"));
+  }
+  if (!flags.server.empty() && !flags.store.empty()) {
+    return UsageError("pass the graph either with --store or with --server, not both");
+  }
   return Status::OK();
 }
 
@@ -141,6 +156,9 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   OG_ASSIGN_OR_RETURN(OperatorConfig config, LoadOperatorConfig());
   for (const std::string& warning : config.warnings) std::cerr << "warning: " << warning << "\n";
   if (config.store) flags->default_store = *config.store;
+  if (config.server) flags->default_server = *config.server;
+  if (config.default_graph) flags->default_graph = *config.default_graph;
+  flags->servers = config.servers;
   if (accepts.store) {
     SelectProfile(config, flags);
     // A profile named on the command line is checked even when an explicit
@@ -150,6 +168,12 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   if (config.actor) flags->default_actor = *config.actor;
   // Only writes record an actor, so only they are refused a bad one (from
   // --as or the config file).
+  // A served write's actor is the one its token authenticates (§5.1).
+  if (accepts.actor && !flags->actor.empty() && AddressesServer("", *flags)) {
+    return UsageError(fmt::format("--as applies to direct writes; a served `{}` is recorded as the actor its token "
+                                  "authenticates",
+                                  verb));
+  }
   if (accepts.actor && !flags->WriteActor().empty()) {
     if (Status st = api::Omnigraph::ValidateActorId(flags->WriteActor()); !st.ok()) return UsageError(st.message());
   }
@@ -157,6 +181,12 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   if (config.table_max_column_width) flags->table.max_column_width = *config.table_max_column_width;
   flags->table.wrap_cells = config.table_cell_wrap;
   return Status::OK();
+}
+
+bool AddressesServer(const std::string& positional, const GlobalFlags& flags) {
+  if (!flags.server.empty()) return true;
+  if (!positional.empty() || !flags.store.empty() || !flags.default_store.empty()) return false;
+  return !flags.default_server.empty() || !flags.graph.empty();
 }
 
 const std::string& GivenUri(const std::string& positional, const GlobalFlags& flags) {
@@ -173,7 +203,9 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
     return UsageError("no graph given: pass a graph URI or --store <path> (or set defaults.store in the operator config)");
   }
   if (uri.rfind("http://", 0) == 0 || uri.rfind("https://", 0) == 0) {
-    return InvalidArgument("a remote graph must be addressed with --server <url>, which this build does not serve");
+    return UsageError(fmt::format("a remote graph must be addressed with --server <url> --graph <id>, not as a "
+                                  "positional URI ('{}')",
+                                  uri));
   }
   if (uri.rfind("file://", 0) == 0) return uri.substr(7);
   if (size_t scheme = uri.find("://"); scheme != std::string::npos && scheme > 0 &&
@@ -195,8 +227,21 @@ Status SetWriteActor(api::Omnigraph& graph, const GlobalFlags& flags) {
   return graph.set_actor(flags.WriteActor().empty() ? std::nullopt : std::optional<std::string>(flags.WriteActor()));
 }
 
-void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri) {
-  if (!flags.quiet) std::cerr << fmt::format("omnigraph {} → {} (direct, local)\n", verb, uri);
+Status ConfirmDestructive(const GlobalFlags& flags, std::string_view what, const std::string& target) {
+  if (flags.yes) return Status::OK();
+  if (flags.json || ::isatty(STDIN_FILENO) == 0) {
+    return UsageError(fmt::format("{} on {} is destructive: pass --yes to confirm", what, target));
+  }
+  std::cerr << fmt::format("{} on {}? type yes to confirm: ", what, target);
+  std::string answer;
+  std::getline(std::cin, answer);
+  if (answer == "yes" || answer == "y") return Status::OK();
+  return InvalidArgument("not confirmed");
+}
+
+void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri, bool served) {
+  if (flags.quiet) return;
+  std::cerr << fmt::format("omnigraph {} → {} ({})\n", verb, uri, served ? "served" : "direct, local");
 }
 
 }  // namespace omnigraph::cli

@@ -3,6 +3,7 @@
 // on, how a verb finds its graph, and how a failure becomes an exit code.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,8 @@ inline constexpr int kExitPreconditionFailed = 4;
 // stand in for them when the command line is silent.
 struct GlobalFlags {
   std::string store;
+  std::string server;  // --server NAME|URL (§5.1)
+  std::string graph;   // --graph ID: the graph on that server
   std::string profile;         // --profile
   bool profile_given = false;  // --profile was on the command line (even empty)
   bool json = false;
@@ -34,6 +37,13 @@ struct GlobalFlags {
   // does not say otherwise. default_store is the selected profile's store
   // when a profile is selected, else defaults.store.
   std::string default_store;
+  // The server and graph a command addresses when the command line names
+  // no graph: the selected profile's server and default_graph when a
+  // profile is selected, else defaults.server and defaults.default_graph.
+  std::string default_server;
+  std::string default_graph;
+  // servers.<name>.url of the operator config, by name.
+  std::map<std::string, std::string> servers;
   // Why the selected profile (--profile, else $OMNIGRAPH_PROFILE) cannot
   // address a graph; reported only when a command would use it.
   Status profile_error;
@@ -53,6 +63,7 @@ struct VerbFlags {
   bool json = true;    // has a JSON form of its output
   bool actor = false;  // makes commits that record an actor (--as)
   bool yes = false;    // can be destructive (--yes)
+  bool served = false; // can address a graph on a server (--server, --graph): capability `any`
 };
 
 // One command line's state, shared by the verb that runs and the code that
@@ -96,9 +107,17 @@ const std::string& GivenUri(const std::string& positional, const GlobalFlags& fl
 
 // The graph a command addresses (GivenUri), as a local path. Errors:
 // UsageError when none is given, when both a positional URI and --store
-// are, or when the selected profile cannot address a graph;
-// InvalidArgument for an http(s) URI; Unsupported for another scheme.
+// are, when the selected profile cannot address a graph, or for an
+// http(s) URI (a served graph is addressed with --server/--graph, §5.1);
+// Unsupported for another scheme.
 Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags& flags);
+
+// Whether the command addresses a graph on a server (§5.1) rather than
+// storage: --server is given, or no positional URI, --store or store
+// default is, and --graph, the selected profile or defaults.server names
+// a server. A store default (defaults.store, a profile's store) wins over
+// defaults.server; a profile replaces both defaults.
+bool AddressesServer(const std::string& positional, const GlobalFlags& flags);
 
 // Opens the graph a command addresses (ResolveUri, then Omnigraph::Open).
 Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional, const GlobalFlags& flags);
@@ -107,8 +126,16 @@ Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional,
 // when it is empty. Errors: as Omnigraph::set_actor.
 Status SetWriteActor(api::Omnigraph& graph, const GlobalFlags& flags);
 
+// Consent to a destructive write against a non-local target (§5.1): OK
+// with --yes, or when the user types `yes`/`y` at the prompt on a
+// terminal. Errors: UsageError without --yes when stdin is no terminal or
+// under --json; InvalidArgument "not confirmed" for another answer.
+// `what` names the write ("branch delete"), `target` the graph.
+Status ConfirmDestructive(const GlobalFlags& flags, std::string_view what, const std::string& target);
+
 // The stderr line a write verb prints before it writes (§5.1), unless
-// --quiet: "omnigraph <verb> → <uri> (direct, local)".
-void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri);
+// --quiet: "omnigraph <verb> → <uri> (direct, local)", or with `served`
+// "omnigraph <verb> → <url> (served)".
+void EchoWriteTarget(const GlobalFlags& flags, std::string_view verb, const std::string& uri, bool served = false);
 
 }  // namespace omnigraph::cli

@@ -77,6 +77,7 @@ class Parser {
         // servers.<name> etc. are accepted without effect in this build;
         // profiles.<name> are kept, since a profile can address a store.
         OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
+        const bool server = name == "servers";
         if (entry.second.IsNull()) continue;
         if (!entry.second.IsMap()) return WrongKind(entry.second, path, "a map");
         std::set<std::string> fields;
@@ -87,6 +88,11 @@ class Parser {
             Warn(path + "." + field_key);
           } else if (profile != nullptr) {
             OG_RETURN_IF_ERROR(ParseProfileValue(path + "." + field_key, field_key, field.second, profile));
+          } else if (server && field_key == "url" && !field.second.IsNull()) {
+            if (!field.second.IsScalar() || field.second.Scalar().empty()) {
+              return WrongKind(field.second, path + ".url", "a non-empty http(s) URL");
+            }
+            config_.servers[key] = field.second.Scalar();
           }
         }
         if (profile != nullptr && (profile->store.has_value() + profile->server.has_value() +
@@ -127,9 +133,13 @@ class Parser {
     } else if (key == "defaults.table_cell_layout") {
       if (text != "truncate" && text != "wrap") return WrongKind(value, key, "truncate or wrap", text);
       config_.table_cell_wrap = text == "wrap";
+    } else if (key == "defaults.server") {
+      if (text.empty()) return WrongKind(value, key, "a server name or http(s) URL");
+      config_.server = text;
+    } else if (key == "defaults.default_graph") {
+      if (text.empty()) return WrongKind(value, key, "a graph id");
+      config_.default_graph = text;
     }
-    // defaults.server and defaults.default_graph name served graphs, which
-    // this build does not reach; they are accepted without effect.
     return Status::OK();
   }
 

@@ -2,10 +2,9 @@
 // ~/.omnigraph/config.yaml, or $OMNIGRAPH_HOME/config.yaml when
 // OMNIGRAPH_HOME is set.
 //
-// This build reads local graphs only, so it uses the keys that apply to
-// them (profiles included: a profile's store addresses a graph) and accepts
-// the rest of the documented schema (servers, clusters, aliases,
-// defaults.server, defaults.default_graph) without effect. A key outside
+// It uses the keys that address a graph (defaults.store, defaults.server,
+// defaults.default_graph, servers.<name>.url, profiles) and accepts the
+// rest of the documented schema (clusters, aliases) without effect. A key outside
 // that schema is reported as a warning, never an error, so a config shared
 // with other versions keeps working.
 #pragma once
@@ -25,7 +24,7 @@ namespace omnigraph::cli {
 // profiles.<name> (§5.5): a named way to address a graph.
 struct OperatorProfile {
   std::optional<std::string> store;          // a graph path or file:// URI
-  std::optional<std::string> server;         // a server name or URL (not reachable by this build)
+  std::optional<std::string> server;         // a server name (servers.<name>) or http(s) URL
   std::optional<std::string> cluster;        // a cluster root (not reachable by this build)
   std::optional<std::string> default_graph;  // a graph on that server or cluster
 };
@@ -35,6 +34,9 @@ struct OperatorConfig {
   std::optional<std::string> actor;              // operator.actor: the actor of writes given no --as
   std::optional<exec::OutputFormat> output;      // defaults.output: the read format given no --format
   std::optional<std::string> store;              // defaults.store: the graph when a command names none
+  std::optional<std::string> server;             // defaults.server: a server name or URL
+  std::optional<std::string> default_graph;      // defaults.default_graph: the graph id on that server
+  std::map<std::string, std::string> servers;    // servers.<name>.url, by name
   std::optional<size_t> table_max_column_width;  // defaults.table_max_column_width, in terminal columns
   bool table_cell_wrap = false;                  // defaults.table_cell_layout: wrap (else truncate)
   std::map<std::string, OperatorProfile> profiles;  // profiles.<name>, by name

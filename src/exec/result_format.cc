@@ -77,10 +77,10 @@ std::string Pad(const std::string& text, size_t width) {
   return w >= width ? text : text + std::string(width - w, ' ');
 }
 
-std::string Header(const QueryResult& result) {
+std::string Header(const ResultGrid& result) {
   std::string target = result.snapshot ? fmt::format("snapshot {}", *result.snapshot)
                                        : fmt::format("branch {}", result.branch);
-  return fmt::format("{} rows from {} via {}\n", result.row_count(), target, result.query_name);
+  return fmt::format("{} rows from {} via {}\n", result.row_count, target, result.query_name);
 }
 
 std::string CsvCell(const std::string& text) {
@@ -93,7 +93,7 @@ std::string CsvCell(const std::string& text) {
   return out + "\"";
 }
 
-std::string TargetJson(const QueryResult& result) {
+std::string TargetJson(const ResultGrid& result) {
   // A snapshot read is not a read of any branch.
   std::string out = "{\"branch\":";
   if (result.snapshot) out += "null";
@@ -126,8 +126,27 @@ std::string RowJson(const QueryResult& result, int64_t row) {
   return out + "}";
 }
 
+ResultGrid GridOf(const QueryResult& result) {
+  ResultGrid grid;
+  grid.query_name = result.query_name;
+  grid.branch = result.branch;
+  grid.snapshot = result.snapshot;
+  grid.graph_commit_id = result.graph_commit_id;
+  grid.columns = result.columns;
+  grid.row_count = result.row_count();
+  grid.cell_text = [&result](int64_t row, size_t column) {
+    return CellText(*result.rows->column(static_cast<int>(column)), row);
+  };
+  grid.row_json = [&result](int64_t row) { return RowJson(result, row); };
+  return grid;
+}
+
 std::string ReadOutputJson(const QueryResult& result, bool with_graph_commit_id) {
-  const int64_t rows = result.row_count();
+  return ReadOutputJson(GridOf(result), with_graph_commit_id);
+}
+
+std::string ReadOutputJson(const ResultGrid& result, bool with_graph_commit_id) {
+  const int64_t rows = result.row_count;
   const size_t columns = result.columns.size();
   std::string out = "{\"query_name\":";
   AppendJsonString(&out, result.query_name);
@@ -141,7 +160,7 @@ std::string ReadOutputJson(const QueryResult& result, bool with_graph_commit_id)
     out += "]";
   }
   out += ",\"rows\":[";
-  for (int64_t r = 0; r < rows; ++r) out += (r ? "," : "") + RowJson(result, r);
+  for (int64_t r = 0; r < rows; ++r) out += (r ? "," : "") + result.row_json(r);
   out += "]";
   if (with_graph_commit_id && result.graph_commit_id) {
     out += ",\"graph_commit_id\":";
@@ -151,14 +170,18 @@ std::string ReadOutputJson(const QueryResult& result, bool with_graph_commit_id)
 }
 
 std::string FormatResult(const QueryResult& result, OutputFormat format, const TableOptions& options) {
-  const int64_t rows = result.row_count();
+  return FormatGrid(GridOf(result), format, options);
+}
+
+std::string FormatGrid(const ResultGrid& result, OutputFormat format, const TableOptions& options) {
+  const int64_t rows = result.row_count;
   const size_t columns = result.columns.size();
   switch (format) {
     case OutputFormat::kJsonl: {
       std::string out = fmt::format("{{\"kind\":\"metadata\",\"query_name\":");
       AppendJsonString(&out, result.query_name);
       out += ",\"target\":" + TargetJson(result) + fmt::format(",\"row_count\":{}}}\n", rows);
-      for (int64_t r = 0; r < rows; ++r) out += RowJson(result, r) + "\n";
+      for (int64_t r = 0; r < rows; ++r) out += result.row_json(r) + "\n";
       return out;
     }
     case OutputFormat::kJson:
@@ -168,9 +191,7 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
       for (size_t c = 0; c < columns; ++c) out += (c ? "," : "") + CsvCell(result.columns[c]);
       out += "\n";
       for (int64_t r = 0; r < rows; ++r) {
-        for (size_t c = 0; c < columns; ++c) {
-          out += (c ? "," : "") + CsvCell(CellText(*result.rows->column(static_cast<int>(c)), r));
-        }
+        for (size_t c = 0; c < columns; ++c) out += (c ? "," : "") + CsvCell(result.cell_text(r, c));
         out += "\n";
       }
       return out;
@@ -182,7 +203,7 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
         if (r) out += "\n";
         out += fmt::format("row {}\n", r + 1);
         for (size_t c = 0; c < columns; ++c) {
-          out += result.columns[c] + ": " + EscapeNewlines(CellText(*result.rows->column(static_cast<int>(c)), r)) + "\n";
+          out += result.columns[c] + ": " + EscapeNewlines(result.cell_text(r, c)) + "\n";
         }
       }
       return out;
@@ -196,7 +217,7 @@ std::string FormatResult(const QueryResult& result, OutputFormat format, const T
       for (size_t c = 0; c < columns; ++c) widths[c] = DisplayWidth(result.columns[c]);
       for (int64_t r = 0; r < rows; ++r) {
         for (size_t c = 0; c < columns; ++c) {
-          cells[r].push_back(EscapeNewlines(CellText(*result.rows->column(static_cast<int>(c)), r)));
+          cells[r].push_back(EscapeNewlines(result.cell_text(r, c)));
           widths[c] = std::max(widths[c], DisplayWidth(cells[r].back()));
         }
       }

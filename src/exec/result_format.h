@@ -2,6 +2,7 @@
 // table, kv, csv, jsonl and json.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,33 @@ struct TableOptions {
   bool wrap_cells = false;
 };
 
+// The neutral form every layout of §5.3 renders: the read's envelope and,
+// per cell, its display text and per row its compact JSON. A local read
+// (GridOf) and a served one (the CLI's ReadOutput parser) both become one,
+// so table, kv, csv, jsonl and json print alike whichever path ran.
+struct ResultGrid {
+  std::string query_name;
+  std::string branch = "main";
+  std::optional<std::string> snapshot;         // set when reading a past commit
+  std::optional<std::string> graph_commit_id;  // head commit of the snapshot read
+  std::vector<std::string> columns;
+  int64_t row_count = 0;
+  // The text of cell (row, column) for table/kv/csv: strings raw, numbers
+  // and bools as JSON text, NULL as "null", lists and objects as compact
+  // JSON.
+  std::function<std::string(int64_t row, size_t column)> cell_text;
+  // Row `row` as a compact JSON object keyed by column name, in column
+  // order (the form ReadOutput's `rows` hold).
+  std::function<std::string(int64_t row)> row_json;
+};
+
+// A grid that reads `result`, which must outlive it.
+ResultGrid GridOf(const QueryResult& result);
+
 // The complete text written to stdout (ends with a newline).
+std::string FormatGrid(const ResultGrid& grid, OutputFormat format, const TableOptions& options = {});
+
+// FormatGrid(GridOf(result), …).
 std::string FormatResult(const QueryResult& result, OutputFormat format, const TableOptions& options = {});
 
 // One row as a compact JSON object keyed by column name.
@@ -46,5 +73,6 @@ std::string RowJson(const QueryResult& result, int64_t row);
 // (`LegacyReadOutput`, server.md §1.2 `/read`). `--format json` prints it
 // pretty.
 std::string ReadOutputJson(const QueryResult& result, bool with_graph_commit_id);
+std::string ReadOutputJson(const ResultGrid& grid, bool with_graph_commit_id);
 
 }  // namespace omnigraph::exec

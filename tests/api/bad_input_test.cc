@@ -886,13 +886,16 @@ TEST_F(CliBadInputTest, ExportTypeTakesOneValuePerUse) {
 TEST_F(CliBadInputTest, UsageErrorsAreMarkedAsErrors) {
   MakeGraph(/*load=*/false);
   // The §5.1 flags that address servers and clusters are named, not taken
-  // for commands.
-  for (const char* flag : {"--server x", "--graph=x", "--cluster x"}) {
-    ExpectFailure(std::string(flag) + " query count_all --query q.gq", 2,
-                  "error: " + std::string(flag).substr(0, std::string(flag).find_first_of(" =")) +
-                      " addresses a server or cluster, which this build does not reach; address a local graph with a "
-                      "path or --store <path>\n");
-  }
+  // for commands: a server name the operator config lacks, --graph without
+  // a server, and --cluster on a data command are usage errors.
+  ExpectFailure("--server x query count_all --query q.gq", 2,
+                "error: server 'x' is not in the operator config (it defines no servers)\n");
+  ExpectFailure("--graph=x query count_all --query q.gq", 2,
+                "error: --graph selects a graph on a server: pass --server <name|url> (or set defaults.server in the "
+                "operator config)\n");
+  ExpectFailure("--cluster x query count_all --query q.gq", 2,
+                "error: --cluster addresses a cluster, which this command does not reach; address a graph with a "
+                "path, --store <path> or --server <url> --graph <id>\n");
   ExpectFailure("load g --data seed.jsonl", 2,
                 "error: --mode is required\nRun with --help or --help-all for more information.\n");
   CliRun excluded = Run("query count_all --query q.gq --store g --branch main --snapshot abc");
@@ -1125,9 +1128,9 @@ TEST_F(CliBadInputTest, OperatorConfigSuppliesDefaults) {
 }
 
 // A profile (§5.1 --profile, $OMNIGRAPH_PROFILE; §5.5 profiles.<name>)
-// addresses its store. This build reaches local graphs only, so a profile
-// naming a server or a cluster, or a profile the config lacks, is refused
-// instead of falling back to another graph.
+// addresses its store or server. A profile naming a cluster, a server the
+// config lacks, or a profile the config lacks, is refused instead of
+// falling back to another graph.
 TEST_F(CliBadInputTest, ProfilesAddressTheirStore) {
   MakeGraph(/*load=*/true);
   ASSERT_EQ(Run("init --schema schema.pg other").rc, 0);
@@ -1154,9 +1157,9 @@ TEST_F(CliBadInputTest, ProfilesAddressTheirStore) {
   CliRun from_environment = Run("query count_all --query q.gq", "", "OMNIGRAPH_PROFILE=nope");
   EXPECT_EQ(from_environment.rc, 2);
   EXPECT_EQ(from_environment.err, "error: profile 'nope' is not in " + config + " (profiles: empty, remote, spare)\n");
+  // A profile's server must be one the config names (servers.<name>).
   ExpectFailure("--profile remote query count_all --query q.gq", 2,
-                "error: profile 'remote' addresses a server, which this build cannot reach; address the graph "
-                "with --store <path>\n");
+                "error: server 'prod' is not in the operator config (it defines no servers)\n");
   ExpectFailure("--profile empty query count_all --query q.gq", 2,
                 "error: profile 'empty' names no store\n");
   // A profile named on the command line must be usable even when an

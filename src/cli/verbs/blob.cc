@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "api/wire/blob_json.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
 #include "exec/result_json.h"
@@ -74,8 +75,44 @@ Result<uint64_t> ParseCount(std::string_view flag, const std::string& text) {
   return value;
 }
 
+// `blob get` on a server (§5.1): GET /blob with the range as a Range
+// header; an external value's 302 is refused as locally, naming its URI.
+int RunServedBlobGet(Context& context, const BlobOptions& options, const exec::BlobRangeRequest& range) {
+  auto graph = remote::RemoteGraph::Open(context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  std::string header;
+  if (range.offset > 0 || range.length) {
+    header = fmt::format("bytes={}-{}", range.offset,
+                         range.length ? std::to_string(range.offset + *range.length - 1) : std::string());
+  }
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  const exec::BlobSelector& selector = options.selector;
+  auto reply = graph->BlobGet(selector.entity, selector.type, selector.id, selector.property, options.branch,
+                              snapshot, header);
+  if (!reply.ok()) return context.Fail(reply.status());
+  if (reply->status == 302) {
+    api::BlobInfo info;
+    info.selector = selector;
+    info.external = true;
+    info.uri = remote::HeaderValue(*reply, "Location");
+    std::cout << info.uri.value_or("") << "\n";
+    return context.Fail(ExternalRefusal(info));
+  }
+  if (!options.out.empty()) {
+    if (Status st = InstallDurably(options.out, reply->body); !st.ok()) return context.Fail(st);
+    return kExitOk;
+  }
+  std::cout.write(reply->body.data(), static_cast<std::streamsize>(reply->body.size()));
+  std::cout.flush();
+  if (!std::cout) return context.Fail(IoError("cannot write the blob to standard output"));
+  return kExitOk;
+}
+
 int RunBlobGet(Context& context, const BlobOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "blob get", {.json = false}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "blob get", {.json = false, .served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
   exec::BlobRangeRequest whole;
   if (!options.offset.empty()) {
     auto offset = ParseCount("--offset", options.offset);
@@ -93,6 +130,7 @@ int RunBlobGet(Context& context, const BlobOptions& options) {
   if (whole.length && *whole.length > std::numeric_limits<uint64_t>::max() - whole.offset) {
     return context.Fail(UsageError(fmt::format("--offset {} + --length {} overflows", whole.offset, *whole.length)));
   }
+  if (AddressesServer("", context.flags)) return RunServedBlobGet(context, options, whole);
   auto uri = ResolveUri("", context.flags);
   if (!uri.ok()) return context.Fail(uri.status());
   auto graph = api::Omnigraph::Open(*uri);
@@ -141,13 +179,41 @@ int RunBlobGet(Context& context, const BlobOptions& options) {
   return kExitOk;
 }
 
+// `blob stat` on a server (§5.1): HEAD /blob, its headers as a BlobInfo.
+Result<api::BlobInfo> ServedBlobStat(const GlobalFlags& flags, const BlobOptions& options) {
+  OG_ASSIGN_OR_RETURN(remote::RemoteGraph graph, remote::RemoteGraph::Open(flags));
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  const exec::BlobSelector& selector = options.selector;
+  OG_ASSIGN_OR_RETURN(remote::HttpReply reply, graph.BlobGet(selector.entity, selector.type, selector.id,
+                                                             selector.property, options.branch, snapshot, "",
+                                                             /*head=*/true));
+  api::BlobInfo info;
+  info.selector = selector;
+  if (snapshot) info.target.snapshot = snapshot;
+  else info.target.branch = options.branch;
+  info.target.resolved_snapshot = remote::HeaderValue(reply, "Omnigraph-Snapshot-Id").value_or("");
+  if (reply.status == 302) {
+    info.external = true;
+    info.uri = remote::HeaderValue(reply, "Location");
+    return info;
+  }
+  info.etag = remote::HeaderValue(reply, "ETag");
+  std::string length = remote::HeaderValue(reply, "Content-Length").value_or("0");
+  uint64_t size = 0;
+  std::from_chars(length.data(), length.data() + length.size(), size);
+  info.size = size;
+  return info;
+}
+
 int RunBlobStat(Context& context, const BlobOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "blob stat", {}); !st.ok()) return context.Fail(st);
-  auto uri = ResolveUri("", context.flags);
-  if (!uri.ok()) return context.Fail(uri.status());
-  auto graph = api::Omnigraph::Open(*uri);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto info = (*graph)->BlobStat(options.selector, options.Target());
+  if (Status st = PrepareVerb(&context.flags, "blob stat", {.served = true}); !st.ok()) return context.Fail(st);
+  auto info = [&]() -> Result<api::BlobInfo> {
+    if (AddressesServer("", context.flags)) return ServedBlobStat(context.flags, options);
+    OG_ASSIGN_OR_RETURN(std::string uri, ResolveUri("", context.flags));
+    OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, api::Omnigraph::Open(uri));
+    return graph->BlobStat(options.selector, options.Target());
+  }();
   if (!info.ok()) return context.Fail(info.status());
   if (context.flags.json) {
     std::cout << api::wire::BlobStatJson(*info).dump(2) << "\n";

@@ -2,13 +2,16 @@
 // `branch delete [--uri U] NAME` and `branch merge [--uri U] SOURCE
 // [--into T] [--delete-branch] [--as-commit]` (spec/branches.md BR-3, BR-9, BR-13.1).
 #include <iostream>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "api/wire/report_json.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 #include "compiler/source.h"
 
 namespace omnigraph::cli {
@@ -37,6 +40,88 @@ struct BranchMergeOptions {
   bool as_commit = false;     // --as-commit (BR-11.1)
 };
 
+using Json = nlohmann::ordered_json;
+
+// The output of each branch verb from its wire form (api/wire), local or
+// served alike.
+void PrintBranchCreate(const Json& report, bool json) {
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("created branch {} from {}\n", compiler::EscapeForDisplay(Text(report, "name")),
+                           compiler::EscapeForDisplay(Text(report, "from")));
+}
+
+void PrintBranchList(const Json& list, bool json) {
+  if (json) {
+    std::cout << list.dump(2) << "\n";
+    return;
+  }
+  for (const auto& name : Member(list, "branches")) {
+    std::cout << compiler::EscapeForDisplay(name.is_string() ? name.get<std::string>() : std::string()) << "\n";
+  }
+}
+
+void PrintBranchDelete(const Json& report, bool json) {
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(Text(report, "name")));
+}
+
+void PrintBranchMerge(const Json& report, bool json) {
+  const std::string source = Text(report, "source");
+  // A refused delete never fails the merge (BR-9.10): a warning, exit 0.
+  if (report.contains("branch_delete_error") && Member(report, "branch_delete_error").is_string()) {
+    std::cerr << fmt::format("warning: merged, but could not delete branch '{}': {}\n",
+                             compiler::EscapeForDisplay(source),
+                             compiler::EscapeForDisplay(Text(report, "branch_delete_error")));
+  }
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("merged {} into {}: {}\n", compiler::EscapeForDisplay(source),
+                           compiler::EscapeForDisplay(Text(report, "target")),
+                           Text(report, "outcome"));
+  if (Flag(report, "branch_deleted", false)) {
+    std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(source));
+  }
+  const Json& commit = Member(report, "commit");
+  if (commit.is_object() && Flag(commit, "published", true) == false) {
+    std::cout << fmt::format("unpublished commit: {}\n", Text(commit, "graph_commit_id"));
+  }
+}
+
+// The served form of each branch verb (§5.1): the route's reply printed
+// as the local result is; writes echo "omnigraph <verb> → <url> (served)".
+int RunServedBranch(Context& context, const std::string& uri, std::string_view verb,
+                    const std::function<Result<Json>(remote::RemoteGraph&)>& call,
+                    void (*print)(const Json&, bool), bool write) {
+  auto graph = remote::RemoteGraph::Open(context.flags, uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  if (verb == "branch delete") {
+    if (Status st = ConfirmDestructive(context.flags, "branch delete", graph->url()); !st.ok()) {
+      return context.Fail(st);
+    }
+  }
+  if (write) EchoWriteTarget(context.flags, verb, graph->url(), /*served=*/true);
+  auto reply = call(*graph);
+  if (!reply.ok()) return context.Fail(reply.status());
+  // What the write made durable, for a confirmation that cannot be written.
+  if (verb == "branch create") {
+    context.published = fmt::format("branch '{}'", reply->value("name", ""));
+  } else if (verb == "branch delete") {
+    context.published = fmt::format("deletion of branch '{}'", reply->value("name", ""));
+  } else if (verb == "branch merge" && reply->contains("commit") && (*reply)["commit"].is_object()) {
+    context.published = fmt::format("commit '{}'", (*reply)["commit"].value("graph_commit_id", ""));
+  }
+  print(*reply, context.flags.json);
+  return kExitOk;
+}
+
 // Opens the graph a branch verb addresses and gives it the write actor.
 Result<std::unique_ptr<api::Omnigraph>> OpenForBranchControl(Context& context, const std::string& uri) {
   OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, OpenGraph(uri, context.flags));
@@ -45,58 +130,74 @@ Result<std::unique_ptr<api::Omnigraph>> OpenForBranchControl(Context& context, c
 }
 
 int RunBranchCreate(Context& context, const BranchCreateOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "branch create", {.actor = true}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "branch create", {.actor = true, .served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
+  if (AddressesServer(options.uri, context.flags)) {
+    return RunServedBranch(
+        context, options.uri, "branch create",
+        [&](remote::RemoteGraph& graph) { return graph.BranchCreate(options.name, options.from); },
+        PrintBranchCreate, true);
+  }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
   auto created = (*graph)->BranchCreate(options.name, options.from);
   if (!created.ok()) return context.Fail(created.status());
   context.published = fmt::format("branch '{}'", created->name);
   created->uri = GivenUri(options.uri, context.flags);
-  if (context.flags.json) {
-    std::cout << api::wire::BranchCreateJson(*created).dump(2) << "\n";
-  } else {
-    std::cout << fmt::format("created branch {} from {}\n", compiler::EscapeForDisplay(created->name),
-                             compiler::EscapeForDisplay(created->from));
-  }
+  PrintBranchCreate(api::wire::BranchCreateJson(*created), context.flags.json);
   return kExitOk;
 }
 
 int RunBranchList(Context& context, const BranchListOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "branch list", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "branch list", {.served = true}); !st.ok()) return context.Fail(st);
+  if (AddressesServer(options.uri, context.flags)) {
+    return RunServedBranch(
+        context, options.uri, "branch list", [](remote::RemoteGraph& graph) { return graph.BranchList(); },
+        PrintBranchList, false);
+  }
   auto graph = OpenGraph(options.uri, context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   auto branches = (*graph)->BranchList();
   if (!branches.ok()) return context.Fail(branches.status());
-  if (context.flags.json) {
-    std::cout << api::wire::BranchListJson(*branches).dump(2) << "\n";
-    return kExitOk;
-  }
-  for (const std::string& name : *branches) std::cout << compiler::EscapeForDisplay(name) << "\n";
+  PrintBranchList(api::wire::BranchListJson(*branches), context.flags.json);
   return kExitOk;
 }
 
 int RunBranchDelete(Context& context, const BranchDeleteOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "branch delete", {.actor = true, .yes = true}); !st.ok()) {
+  if (Status st = PrepareVerb(&context.flags, "branch delete", {.actor = true, .yes = true, .served = true});
+      !st.ok()) {
     return context.Fail(st);
+  }
+  if (AddressesServer(options.uri, context.flags)) {
+    return RunServedBranch(
+        context, options.uri, "branch delete",
+        [&](remote::RemoteGraph& graph) { return graph.BranchDelete(options.name); }, PrintBranchDelete, true);
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
   if (Status deleted = (*graph)->BranchDelete(options.name); !deleted.ok()) return context.Fail(deleted);
   context.published = fmt::format("deletion of branch '{}'", options.name);
-  if (context.flags.json) {
-    std::cout << api::wire::BranchDeleteJson(GivenUri(options.uri, context.flags), options.name, (*graph)->actor())
-                     .dump(2)
-              << "\n";
-  } else {
-    std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(options.name));
-  }
+  PrintBranchDelete(api::wire::BranchDeleteJson(GivenUri(options.uri, context.flags), options.name, (*graph)->actor()),
+                    context.flags.json);
   return kExitOk;
 }
 
 int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "branch merge", {.actor = true}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "branch merge", {.actor = true, .served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
   if (options.as_commit && options.delete_branch) {
     return context.Fail(UsageError("--as-commit cannot be combined with --delete-branch"));
+  }
+  if (AddressesServer(options.uri, context.flags)) {
+    if (options.as_commit) return context.Fail(UsageError("--as-commit is not served; address the graph with --store"));
+    return RunServedBranch(
+        context, options.uri, "branch merge",
+        [&](remote::RemoteGraph& graph) {
+          return graph.BranchMerge(options.source, options.into, options.delete_branch);
+        },
+        PrintBranchMerge, true);
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
@@ -106,22 +207,7 @@ int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
   auto report = (*graph)->BranchMerge(options.source, options.into, merge);
   if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
-  // A refused delete never fails the merge (BR-9.10): a warning, exit 0.
-  if (report->branch_delete_error) {
-    std::cerr << fmt::format("warning: merged, but could not delete branch '{}': {}\n",
-                             compiler::EscapeForDisplay(report->source),
-                             compiler::EscapeForDisplay(*report->branch_delete_error));
-  }
-  if (context.flags.json) {
-    std::cout << api::wire::BranchMergeJson(*report).dump(2) << "\n";
-    return kExitOk;
-  }
-  std::cout << fmt::format("merged {} into {}: {}\n", compiler::EscapeForDisplay(report->source),
-                           compiler::EscapeForDisplay(report->target), report->outcome);
-  if (report->branch_deleted.value_or(false)) {
-    std::cout << fmt::format("deleted branch {}\n", compiler::EscapeForDisplay(report->source));
-  }
-  if (report->commit && !report->published) std::cout << fmt::format("unpublished commit: {}\n", report->commit->id);
+  PrintBranchMerge(api::wire::BranchMergeJson(*report), context.flags.json);
   return kExitOk;
 }
 

@@ -3,6 +3,8 @@
 // --out PATH …` (spec/branches.md BR-10, BR-13.1): a commit's entity
 // changes, the branch's change feed, and a baseline to start it from.
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -11,6 +13,9 @@
 #include <fmt/format.h>
 
 #include "api/wire/changes_json.h"
+#include "cli/remote/changes_reader.h"
+#include "cli/remote/http_client.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
 #include "exec/result_json.h"
 #include "io/local_store.h"
@@ -48,24 +53,61 @@ Result<exec::ChangeFilter> FilterOf(const ChangeOptions& options) {
   return filter;
 }
 
+// The filter and page size as the query string of a change route
+// ("limit=N&kind=…&type=…&op=…"), each filter value repeated as given.
+std::string FilterQuery(const ChangeOptions& options) {
+  std::string query = "limit=" + std::to_string(options.limit);
+  for (const std::string& kind : options.kinds) query += "&kind=" + remote::UrlEncode(kind);
+  for (const std::string& type : options.types) query += "&type=" + remote::UrlEncode(type);
+  for (const std::string& op : options.ops) query += "&op=" + remote::UrlEncode(op);
+  return query;
+}
+
+// One page of a served change route, read back into the engine's type.
+template <typename Page>
+Result<Page> ServedPage(Result<std::string> body, Result<Page> (*parse)(std::string_view)) {
+  if (!body.ok()) return body.status();
+  return parse(*body);
+}
+
 struct CommitChangesOptions : ChangeOptions {
   std::string id;          // positional
   std::string page_token;  // --page-token: one raw page
 };
 
 int RunCommitChanges(Context& context, const CommitChangesOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "commit changes", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "commit changes", {.served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
   auto filter = FilterOf(options);
   if (!filter.ok()) return context.Fail(UsageError(filter.status().message()));
-  auto graph = OpenGraph(options.uri, context.flags);
-  if (!graph.ok()) return context.Fail(graph.status());
+  // Pages come from the store, or from the server's GET
+  // /commits/{id}/changes (§5.1), and print alike.
+  std::function<Result<exec::CommitChangesPage>(const exec::CommitChangesRequest&)> fetch;
+  std::unique_ptr<api::Omnigraph> local;
+  std::optional<remote::RemoteGraph> served;
+  if (AddressesServer(options.uri, context.flags)) {
+    auto opened = remote::RemoteGraph::Open(context.flags, options.uri);
+    if (!opened.ok()) return context.Fail(opened.status());
+    served.emplace(std::move(*opened));
+    fetch = [&](const exec::CommitChangesRequest& request) {
+      std::string query = FilterQuery(options);
+      if (request.page_token) query += "&page_token=" + remote::UrlEncode(*request.page_token);
+      return ServedPage(served->CommitChanges(options.id, query), remote::ParseCommitChangesPage);
+    };
+  } else {
+    auto opened = OpenGraph(options.uri, context.flags);
+    if (!opened.ok()) return context.Fail(opened.status());
+    local = std::move(*opened);
+    fetch = [&](const exec::CommitChangesRequest& request) { return local->CommitChanges(options.id, request); };
+  }
   exec::CommitChangesRequest request;
   request.filter = *filter;
   request.page.changes = options.limit;
   if (!options.page_token.empty()) {
     // Exactly one raw page, with its continuation.
     request.page_token = options.page_token;
-    auto page = (*graph)->CommitChanges(options.id, request);
+    auto page = fetch(request);
     if (!page.ok()) return context.Fail(page.status());
     if (context.flags.json) {
       std::cout << exec::PrettyJson(api::wire::CommitChangesPageJson(*page)) << "\n";
@@ -79,7 +121,7 @@ int RunCommitChanges(Context& context, const CommitChangesOptions& options) {
   std::vector<exec::EntityChange> changes;
   std::optional<exec::ChangeCause> cause;
   while (true) {
-    auto page = (*graph)->CommitChanges(options.id, request);
+    auto page = fetch(request);
     if (!page.ok()) return context.Fail(page.status());
     cause = page->cause;
     for (exec::EntityChange& change : page->changes) changes.push_back(std::move(change));
@@ -101,11 +143,32 @@ struct PollOptions : ChangeOptions {
 };
 
 int RunChangesPoll(Context& context, const PollOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "changes poll", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "changes poll", {.served = true}); !st.ok()) return context.Fail(st);
   auto filter = FilterOf(options);
   if (!filter.ok()) return context.Fail(UsageError(filter.status().message()));
-  auto graph = OpenGraph(options.uri, context.flags);
-  if (!graph.ok()) return context.Fail(graph.status());
+  // Pages come from the store, or from the server's GET /changes (§5.1).
+  std::function<Result<exec::ChangeFeedPage>(const exec::FeedPosition&, const exec::ChangeFeedRequest&)> fetch;
+  std::unique_ptr<api::Omnigraph> local;
+  std::optional<remote::RemoteGraph> served;
+  if (AddressesServer(options.uri, context.flags)) {
+    auto opened = remote::RemoteGraph::Open(context.flags, options.uri);
+    if (!opened.ok()) return context.Fail(opened.status());
+    served.emplace(std::move(*opened));
+    fetch = [&](const exec::FeedPosition& at, const exec::ChangeFeedRequest&) {
+      std::string query = "branch=" + remote::UrlEncode(options.branch) + "&" + FilterQuery(options);
+      if (at.cursor) query += "&cursor=" + remote::UrlEncode(*at.cursor);
+      if (at.start) query += "&start=" + remote::UrlEncode(*at.start);
+      if (at.page_token) query += "&page_token=" + remote::UrlEncode(*at.page_token);
+      return ServedPage(served->ChangesFeed(query), remote::ParseChangeFeedPage);
+    };
+  } else {
+    auto opened = OpenGraph(options.uri, context.flags);
+    if (!opened.ok()) return context.Fail(opened.status());
+    local = std::move(*opened);
+    fetch = [&](const exec::FeedPosition& at, const exec::ChangeFeedRequest& request) {
+      return local->ChangesPoll(options.branch, at, request);
+    };
+  }
   exec::FeedPosition position;
   if (!options.cursor.empty()) position.cursor = options.cursor;
   if (!options.start.empty()) position.start = options.start;
@@ -115,7 +178,7 @@ int RunChangesPoll(Context& context, const PollOptions& options) {
   // One poll, streamed across its pages until the terminal one.
   api::wire::ChangeFeedCollector collected;
   while (true) {
-    auto page = (*graph)->ChangesPoll(options.branch, position, request);
+    auto page = fetch(position, request);
     if (!page.ok()) return context.Fail(page.status());
     bool terminal = page->terminal();
     std::optional<std::string> next = page->next_page_token;

@@ -10,7 +10,9 @@
 #include <fmt/format.h>
 
 #include "api/wire/report_json.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 #include "compiler/source.h"
 
 namespace omnigraph::cli {
@@ -35,6 +37,50 @@ std::string CommitLine(const graph::CommitRecord& commit) {
                      commit.actor_id ? " actor=" + compiler::EscapeForDisplay(*commit.actor_id) : "");
 }
 
+using Json = nlohmann::ordered_json;
+
+// The one-line form of a commit's wire form (CommitOutput), as CommitLine.
+std::string CommitLine(const Json& commit) {
+  return fmt::format("{} graph_branch={} graph_manifest_version={}{}", Text(commit, "graph_commit_id"),
+                     Member(commit, "graph_branch").is_string() ? Text(commit, "graph_branch") : "main",
+                     Member(commit, "graph_manifest_version").dump(),
+                     Member(commit, "actor_id").is_string()
+                         ? " actor=" + compiler::EscapeForDisplay(Text(commit, "actor_id"))
+                         : "");
+}
+
+// `commit list` from its wire form ({commits}), local or served alike.
+void PrintCommitList(const Json& list, bool json) {
+  if (json) {
+    std::cout << list.dump(2) << "\n";
+    return;
+  }
+  for (const Json& commit : Member(list, "commits")) std::cout << CommitLine(commit) << "\n";
+}
+
+// `commit show` from its wire form (CommitOutput), local or served alike.
+void PrintCommitShow(const Json& commit, bool json) {
+  if (json) {
+    std::cout << commit.dump(2) << "\n";
+    return;
+  }
+  auto optional = [&](const char* key, const char* label) {
+    if (Member(commit, key).is_string()) std::cout << label << Text(commit, key) << "\n";
+  };
+  std::cout << "graph_commit_id: " << Text(commit, "graph_commit_id") << "\n";
+  std::cout << "graph_branch: "
+            << (Member(commit, "graph_branch").is_string() ? Text(commit, "graph_branch") : "main") << "\n";
+  std::cout << "graph_manifest_version: " << Member(commit, "graph_manifest_version").dump() << "\n";
+  optional("parent_commit_id", "parent_commit_id: ");
+  optional("merged_parent_commit_id", "merged_parent_commit_id: ");
+  if (Member(commit, "actor_id").is_string()) {
+    std::cout << "actor_id: " << compiler::EscapeForDisplay(Text(commit, "actor_id")) << "\n";
+  }
+  std::cout << "created_at: " << Member(commit, "created_at").dump() << "\n";
+  if (Flag(commit, "published", true) == false) std::cout << "published: false\n";
+  optional("unattached_root", "unattached_root: ");
+}
+
 // The graph of a verb whose positional argument is a commit id.
 Result<std::unique_ptr<api::Omnigraph>> OpenByUri(Context& context, const std::string& uri) {
   GlobalFlags& flags = context.flags;
@@ -51,7 +97,18 @@ struct CommitShowOptions {
 };
 
 int RunCommitList(Context& context, const CommitListOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "commit list", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "commit list", {.served = true}); !st.ok()) return context.Fail(st);
+  if (AddressesServer(options.uri, context.flags)) {
+    if (options.unpublished) {
+      return context.Fail(UsageError("--unpublished is not served; address the graph with --store"));
+    }
+    auto graph = remote::RemoteGraph::Open(context.flags, options.uri);
+    if (!graph.ok()) return context.Fail(graph.status());
+    auto list = graph->CommitList(options.branch);
+    if (!list.ok()) return context.Fail(list.status());
+    PrintCommitList(*list, context.flags.json);
+    return kExitOk;
+  }
   auto graph = OpenGraph(options.uri, context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   if (options.unpublished) {
@@ -69,17 +126,21 @@ int RunCommitList(Context& context, const CommitListOptions& options) {
   }
   auto commits = (*graph)->ListCommits(options.branch);
   if (!commits.ok()) return context.Fail(commits.status());
-  if (context.flags.json) {
-    std::cout << api::wire::CommitListJson(*commits).dump(2) << "\n";
-    return kExitOk;
-  }
-  for (const graph::CommitRecord& commit : *commits) std::cout << CommitLine(commit) << "\n";
+  PrintCommitList(api::wire::CommitListJson(*commits), context.flags.json);
   return kExitOk;
 }
 
 int RunCommitShow(Context& context, const CommitShowOptions& options) {
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "commit show", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&flags, "commit show", {.served = true}); !st.ok()) return context.Fail(st);
+  if (AddressesServer(options.uri, flags)) {
+    auto graph = remote::RemoteGraph::Open(flags, options.uri);
+    if (!graph.ok()) return context.Fail(graph.status());
+    auto commit = graph->CommitShow(options.id);
+    if (!commit.ok()) return context.Fail(commit.status());
+    PrintCommitShow(*commit, flags.json);
+    return kExitOk;
+  }
   // The graph is named by --uri here, not positionally (the id is), so the
   // usual "no graph given" message would name the wrong flag.
   if (options.uri.empty() && flags.store.empty() && flags.default_store.empty() && flags.profile_error.ok()) {
@@ -90,20 +151,7 @@ int RunCommitShow(Context& context, const CommitShowOptions& options) {
   if (!graph.ok()) return context.Fail(graph.status());
   auto view = (*graph)->DescribeCommit(options.id);
   if (!view.ok()) return context.Fail(view.status());
-  if (flags.json) {
-    std::cout << api::wire::CommitViewJson(*view).dump(2) << "\n";
-    return kExitOk;
-  }
-  const graph::CommitRecord* commit = &view->commit;
-  std::cout << "graph_commit_id: " << commit->id << "\n";
-  std::cout << "graph_branch: " << commit->graph_branch.value_or("main") << "\n";
-  std::cout << "graph_manifest_version: " << commit->manifest_version << "\n";
-  if (commit->parent_id) std::cout << "parent_commit_id: " << *commit->parent_id << "\n";
-  if (commit->merged_parent_id) std::cout << "merged_parent_commit_id: " << *commit->merged_parent_id << "\n";
-  if (commit->actor_id) std::cout << "actor_id: " << compiler::EscapeForDisplay(*commit->actor_id) << "\n";
-  std::cout << "created_at: " << commit->created_at_us << "\n";
-  if (!view->published) std::cout << "published: false\n";
-  if (view->unattached_root) std::cout << "unattached_root: " << *view->unattached_root << "\n";
+  PrintCommitShow(api::wire::CommitViewJson(*view), flags.json);
   return kExitOk;
 }
 

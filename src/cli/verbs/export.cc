@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
 
 namespace omnigraph::cli {
@@ -18,7 +19,18 @@ struct ExportOptions {
 };
 
 int RunExport(Context& context, const ExportOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "export", {.json = false}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "export", {.json = false, .served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
+  if (AddressesServer(options.uri, context.flags)) {
+    // POST /export sends the same NDJSON the local export prints.
+    auto graph = remote::RemoteGraph::Open(context.flags, options.uri);
+    if (!graph.ok()) return context.Fail(graph.status());
+    auto out = graph->Export(options.branch, options.types);
+    if (!out.ok()) return context.Fail(out.status());
+    std::cout << *out;
+    return kExitOk;
+  }
   auto graph = OpenGraph(options.uri, context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   auto out = (*graph)->Export(options.branch, options.types);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,7 +13,9 @@
 
 #include "api/wire/report_json.h"
 #include "cli/input.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -59,14 +62,55 @@ struct LoadOptions {
   std::string from;             // --from: create a missing --branch from this branch
 };
 
+// Prints a load's outcome from its wire form (LoadOutput), local or served
+// alike.
+void PrintLoad(const nlohmann::ordered_json& report, bool json) {
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("loaded {} on branch {} with {}: {} entities across {} node types and {} edge types\n",
+                           Text(report, "uri"), Text(report, "branch"),
+                           Text(report, "mode"), Member(report, "total_entities").dump(),
+                           Member(report, "nodes").size(), Member(report, "edges").size());
+}
+
+// The load on a server (§5.1): POST /load/ndjson with the file as the
+// body; an overwrite is destructive there and needs --yes.
+int RunServedLoad(Context& context, const LoadOptions& options) {
+  GlobalFlags& flags = context.flags;
+  auto graph = remote::RemoteGraph::Open(flags, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  auto data = ReadFile(options.data);
+  if (!data.ok()) return context.Fail(data.status());
+  if (options.mode == "overwrite") {
+    if (Status st = ConfirmDestructive(flags, "load --mode overwrite", graph->url()); !st.ok()) {
+      return context.Fail(st);
+    }
+  }
+  EchoWriteTarget(flags, "load", graph->url(), /*served=*/true);
+  std::optional<std::string> from;
+  if (!options.from.empty()) from = options.from;
+  auto report = graph->Load(*data, options.mode, options.branch, from);
+  if (!report.ok()) return context.Fail(remote::WithSourceName(report.status(), options.data, "<request body>"));
+  if (Member(*report, "commit").is_object()) {
+    context.published = fmt::format("commit '{}'", Text(Member(*report, "commit"), "graph_commit_id"));
+  }
+  PrintLoad(*report, flags.json);
+  return kExitOk;
+}
+
 int RunLoad(Context& context, const LoadOptions& options) {
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "load", {.actor = true, .yes = true}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&flags, "load", {.actor = true, .yes = true, .served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
   auto mode = api::ParseLoadMode(options.mode);
   if (!mode) {
     std::cerr << "error: --mode must be overwrite, append or merge\n";
     return kExitUsage;
   }
+  if (AddressesServer(options.uri, flags)) return RunServedLoad(context, options);
   auto uri = ResolveUri(options.uri, flags);
   if (!uri.ok()) return context.Fail(uri.status());
   auto data = ReadFile(options.data);
@@ -82,13 +126,7 @@ int RunLoad(Context& context, const LoadOptions& options) {
   bar.Finish();
   if (!report.ok()) return context.Fail(report.status());
   if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
-  if (flags.json) {
-    std::cout << api::wire::LoadReportJson(*report, *uri).dump(2) << "\n";
-  } else {
-    std::cout << fmt::format("loaded {} on branch {} with {}: {} entities across {} node types and {} edge types\n",
-                             *uri, report->branch, api::LoadModeName(report->mode), report->total_entities,
-                             report->nodes.size(), report->edges.size());
-  }
+  PrintLoad(api::wire::LoadReportJson(*report, *uri), flags.json);
   return kExitOk;
 }
 

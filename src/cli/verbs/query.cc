@@ -5,9 +5,15 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/input.h"
+#include "compiler/query_parser.h"
+#include "cli/remote/read_output.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
 
@@ -33,12 +39,62 @@ void KeepFreedMemoryForReuse() {
   ::mallopt(M_TOP_PAD, 64 << 20);
 }
 
+// Prints a served read's ReadOutput `body` through the same layouts as a
+// local result (§5.3).
+int PrintServedRead(Context& context, std::string body, exec::OutputFormat format) {
+  auto read = remote::ServedRead::Parse(std::move(body));
+  if (!read.ok()) return context.Fail(read.status());
+  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
+  return kExitOk;
+}
+
+// The read on a server (§5.1): POST /query.
+int RunServedQuery(Context& context, const QueryOptions& options, const QueryRequest& request,
+                   const std::string& params, exec::OutputFormat format) {
+  auto graph = remote::RemoteGraph::Open(context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  // A mutation is refused with the local message, before anything is sent
+  // (a source that does not parse is left to the server to report).
+  if (auto parsed = compiler::ParseQueries(request.source, request.source_file); parsed.ok()) {
+    for (const auto& declaration : parsed->queries) {
+      bool selected = request.name.empty() ? parsed->queries.size() == 1 : declaration.name == request.name;
+      if (selected && declaration.is_mutation) {
+        return context.Fail(
+            InvalidArgument(fmt::format("query '{}' is a mutation; run it with `mutate`", declaration.name)));
+      }
+    }
+  }
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  auto body = graph->Query(request.source, request.name, params, options.source.branch, snapshot);
+  if (!body.ok()) return context.Fail(remote::WithSourceName(body.status(), request.source_file));
+  return PrintServedRead(context, std::move(*body), format);
+}
+
+// `query NAME` without a source on a server: the stored query NAME
+// (POST /queries/{name}), which must be a read.
+int RunStoredQuery(Context& context, const QueryOptions& options, exec::OutputFormat format) {
+  auto name = QueryName(options.source);
+  if (!name.ok()) return context.Fail(name.status());
+  if (name->empty()) {
+    return context.Fail(UsageError("pass --query FILE or -e SOURCE, or the NAME of a query stored on the server"));
+  }
+  auto params = ReadParams(options.source.params, options.source.params_file);
+  if (!params.ok()) return context.Fail(params.status());
+  auto graph = remote::RemoteGraph::Open(context.flags);
+  if (!graph.ok()) return context.Fail(graph.status());
+  std::optional<std::string> snapshot;
+  if (!options.snapshot.empty()) snapshot = options.snapshot;
+  auto body = graph->InvokeStored(*name, *params, snapshot ? "" : options.source.branch, snapshot,
+                                  /*expect_mutation=*/false, std::nullopt);
+  if (!body.ok()) return context.Fail(body.status());
+  return PrintServedRead(context, std::move(*body), format);
+}
+
 int RunQuery(Context& context, const QueryOptions& options) {
   KeepFreedMemoryForReuse();
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "query", {}); !st.ok()) return context.Fail(st);
-  auto request = ResolveQueryRequest(options.source);
-  if (!request.ok()) return context.Fail(request.status());
+  if (Status st = PrepareVerb(&flags, "query", {.served = true}); !st.ok()) return context.Fail(st);
   // Format precedence (§5.3): --json, --format, defaults.output, table.
   exec::OutputFormat format = exec::OutputFormat::kTable;
   if (flags.json) {
@@ -53,9 +109,16 @@ int RunQuery(Context& context, const QueryOptions& options) {
   } else if (flags.default_output) {
     format = *flags.default_output;
   }
+  if (AddressesServer("", flags) && !HasQuerySource(options.source)) return RunStoredQuery(context, options, format);
+  auto request = ResolveQueryRequest(options.source);
+  if (!request.ok()) return context.Fail(request.status());
+  auto params = ReadParams(options.source.params, options.source.params_file);
+  if (AddressesServer("", flags)) {
+    if (!params.ok()) return context.Fail(params.status());
+    return RunServedQuery(context, options, *request, *params, format);
+  }
   auto uri = ResolveUri("", flags);
   if (!uri.ok()) return context.Fail(uri.status());
-  auto params = ReadParams(options.source.params, options.source.params_file);
   if (!params.ok()) return context.Fail(params.status());
   auto graph = api::Omnigraph::Open(*uri);
   if (!graph.ok()) return context.Fail(graph.status());

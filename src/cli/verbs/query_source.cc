@@ -21,15 +21,21 @@ CLI::Validator NonEmptyCommitId() {
                         "COMMIT");
 }
 
+bool HasQuerySource(const QuerySourceOptions& options) {
+  return options.file_option->count() > 0 || options.inline_option->count() > 0;
+}
+
+Result<std::string> QueryName(const QuerySourceOptions& options) {
+  if (options.name_flag.empty()) return options.name;
+  if (!options.name.empty() && options.name != options.name_flag) {
+    return UsageError("pass the query name once: NAME or --name");
+  }
+  return options.name_flag;
+}
+
 Result<QueryRequest> ResolveQueryRequest(const QuerySourceOptions& options) {
   QueryRequest request;
-  request.name = options.name;
-  if (!options.name_flag.empty()) {
-    if (!options.name.empty() && options.name != options.name_flag) {
-      return UsageError("pass the query name once: NAME or --name");
-    }
-    request.name = options.name_flag;
-  }
+  OG_ASSIGN_OR_RETURN(request.name, QueryName(options));
   const bool inline_source = options.inline_option->count() > 0;
   if ((options.file_option->count() > 0) == inline_source) {
     return UsageError("pass exactly one of --query FILE or -e/--query-string SOURCE");

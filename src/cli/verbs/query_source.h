@@ -34,6 +34,14 @@ void AddQuerySourceOptions(CLI::App* command, QuerySourceOptions* options);
 // write into an unconditional one.
 CLI::Validator NonEmptyCommitId();
 
+// Whether the command line gives a query source (--query or -e); without
+// one, a served `query`/`mutate` invokes the stored query NAME (§5.2).
+bool HasQuerySource(const QuerySourceOptions& options);
+
+// The query name of NAME/--name. Errors: UsageError when both are given
+// and differ.
+Result<std::string> QueryName(const QuerySourceOptions& options);
+
 // The query a command line asks for.
 struct QueryRequest {
   std::string name;         // "" when the source must hold a single query

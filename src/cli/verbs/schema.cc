@@ -9,6 +9,7 @@
 #include "api/wire/report_json.h"
 #include "cli/input.h"
 #include "cli/cluster_guard.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
 
 namespace omnigraph::cli {
@@ -18,11 +19,24 @@ struct SchemaShowOptions {
   std::string uri;  // positional graph URI
 };
 
+// The accepted schema of the graph a command addresses: its store's, or
+// the server's GET /schema (§5.1).
+Result<std::string> AcceptedSchema(const Context& context, const std::string& uri) {
+  if (AddressesServer(uri, context.flags)) {
+    OG_ASSIGN_OR_RETURN(remote::RemoteGraph graph, remote::RemoteGraph::Open(context.flags, uri));
+    OG_ASSIGN_OR_RETURN(nlohmann::ordered_json reply, graph.Schema());
+    if (!reply.contains("schema_source") || !reply["schema_source"].is_string()) {
+      return Internal("the server's schema reply has no schema_source");
+    }
+    return reply["schema_source"].get<std::string>();
+  }
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, OpenGraph(uri, context.flags));
+  return graph->SchemaSource();
+}
+
 int RunSchemaShow(Context& context, const SchemaShowOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "schema show", {}); !st.ok()) return context.Fail(st);
-  auto graph = OpenGraph(options.uri, context.flags);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto source = (*graph)->SchemaSource();
+  if (Status st = PrepareVerb(&context.flags, "schema show", {.served = true}); !st.ok()) return context.Fail(st);
+  auto source = AcceptedSchema(context, options.uri);
   if (!source.ok()) return context.Fail(source.status());
   if (context.flags.json) {
     std::cout << api::wire::SchemaSourceJson(*source).dump(2) << "\n";

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include "api/wire/report_json.h"
+#include "cli/remote/remote_graph.h"
 #include "cli/verbs/verbs.h"
+#include "cli/wire_view.h"
 
 namespace omnigraph::cli {
 namespace {
@@ -17,23 +19,39 @@ struct SnapshotOptions {
   std::string branch = "main";  // --branch
 };
 
+// Prints a snapshot from its wire form (SnapshotOutput), local or served
+// alike.
+void PrintSnapshot(const nlohmann::ordered_json& info, bool json) {
+  if (json) {
+    std::cout << info.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("graph_branch: {}\ngraph_manifest_version: {}\ninternal_schema_version: {}\n",
+                           Text(info, "graph_branch"), Member(info, "graph_manifest_version").dump(),
+                           Member(info, "internal_schema_version").dump());
+  for (const auto& dataset : Member(info, "datasets")) {
+    std::cout << fmt::format("{} type '{}' published_dataset_version={} native_dataset_branch=main entities={}\n",
+                             Text(dataset, "entity_kind"), Text(dataset, "type_name"),
+                             Member(dataset, "published_dataset_version").dump(),
+                             Member(dataset, "entity_count").dump());
+  }
+}
+
 int RunSnapshot(Context& context, const SnapshotOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "snapshot", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "snapshot", {.served = true}); !st.ok()) return context.Fail(st);
+  if (AddressesServer(options.uri, context.flags)) {
+    auto graph = remote::RemoteGraph::Open(context.flags, options.uri);
+    if (!graph.ok()) return context.Fail(graph.status());
+    auto info = graph->Snapshot(options.branch);
+    if (!info.ok()) return context.Fail(info.status());
+    PrintSnapshot(*info, context.flags.json);
+    return kExitOk;
+  }
   auto graph = OpenGraph(options.uri, context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   auto info = (*graph)->Snapshot(options.branch);
   if (!info.ok()) return context.Fail(info.status());
-  if (context.flags.json) {
-    std::cout << api::wire::SnapshotJson(*info).dump(2) << "\n";
-    return kExitOk;
-  }
-  std::cout << fmt::format("graph_branch: {}\ngraph_manifest_version: {}\ninternal_schema_version: {}\n",
-                           info->graph_branch, info->graph_manifest_version, info->internal_schema_version);
-  for (const api::DatasetInfo& dataset : info->datasets) {
-    std::cout << fmt::format("{} type '{}' published_dataset_version={} native_dataset_branch=main entities={}\n",
-                             dataset.entity_kind, dataset.type_name, dataset.published_dataset_version,
-                             dataset.entity_count);
-  }
+  PrintSnapshot(api::wire::SnapshotJson(*info), context.flags.json);
   return kExitOk;
 }
 

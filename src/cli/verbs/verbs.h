@@ -58,5 +58,6 @@ void RegisterCleanup(CLI::App& app, Context& context);   // cleanup: reclaim unn
 void RegisterPolicy(CLI::App& app, Context& context);    // policy validate / test / explain
 void RegisterCluster(CLI::App& app, Context& context);   // cluster validate (more cluster verbs to come)
 void RegisterVersion(CLI::App& app, Context& context);   // version
+void RegisterGraphs(CLI::App& app, Context& context);    // graphs list (served)
 
 }  // namespace omnigraph::cli
