@@ -73,20 +73,15 @@ int RunServedMutate(Context& context, const MutateOptions& options, const QueryR
 // `mutate NAME` without a source on a server: the stored mutation NAME
 // (POST /queries/{name}[/if-graph-commit]).
 int RunStoredMutation(Context& context, const MutateOptions& options) {
-  auto name = QueryName(options.source);
-  if (!name.ok()) return context.Fail(name.status());
-  if (name->empty()) {
-    return context.Fail(UsageError("pass --query FILE or -e SOURCE, or the NAME of a query stored on the server"));
-  }
-  auto params = ReadParams(options.source.params, options.source.params_file);
-  if (!params.ok()) return context.Fail(params.status());
+  auto call = ResolveStoredQueryCall(options.source);
+  if (!call.ok()) return context.Fail(call.status());
   auto graph = remote::RemoteGraph::Open(context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   std::optional<std::string> if_commit;
   if (!options.if_commit.empty()) if_commit = options.if_commit;
   const bool branch_given = options.source.branch_option->count() > 0;
-  auto body = graph->InvokeStored(*name, *params, branch_given ? options.source.branch : "", std::nullopt,
-                                  /*expect_mutation=*/true, if_commit);
+  auto body = graph->InvokeStored(call->name, call->params_json, branch_given ? options.source.branch : "",
+                                  std::nullopt, /*expect_mutation=*/true, if_commit);
   if (!body.ok()) return context.Fail(body.status());
   auto report = nlohmann::ordered_json::parse(*body, nullptr, /*allow_exceptions=*/false);
   if (!report.is_object()) return context.Fail(Internal("the server's mutation reply is not a JSON object"));

@@ -74,18 +74,13 @@ int RunServedQuery(Context& context, const QueryOptions& options, const QueryReq
 // `query NAME` without a source on a server: the stored query NAME
 // (POST /queries/{name}), which must be a read.
 int RunStoredQuery(Context& context, const QueryOptions& options, exec::OutputFormat format) {
-  auto name = QueryName(options.source);
-  if (!name.ok()) return context.Fail(name.status());
-  if (name->empty()) {
-    return context.Fail(UsageError("pass --query FILE or -e SOURCE, or the NAME of a query stored on the server"));
-  }
-  auto params = ReadParams(options.source.params, options.source.params_file);
-  if (!params.ok()) return context.Fail(params.status());
+  auto call = ResolveStoredQueryCall(options.source);
+  if (!call.ok()) return context.Fail(call.status());
   auto graph = remote::RemoteGraph::Open(context.flags);
   if (!graph.ok()) return context.Fail(graph.status());
   std::optional<std::string> snapshot;
   if (!options.snapshot.empty()) snapshot = options.snapshot;
-  auto body = graph->InvokeStored(*name, *params, snapshot ? "" : options.source.branch, snapshot,
+  auto body = graph->InvokeStored(call->name, call->params_json, snapshot ? "" : options.source.branch, snapshot,
                                   /*expect_mutation=*/false, std::nullopt);
   if (!body.ok()) return context.Fail(body.status());
   return PrintServedRead(context, std::move(*body), format);

@@ -53,4 +53,14 @@ Result<QueryRequest> ResolveQueryRequest(const QuerySourceOptions& options) {
   return request;
 }
 
+Result<StoredQueryCall> ResolveStoredQueryCall(const QuerySourceOptions& options) {
+  StoredQueryCall call;
+  OG_ASSIGN_OR_RETURN(call.name, QueryName(options));
+  if (call.name.empty()) {
+    return UsageError("pass --query FILE or -e SOURCE, or the NAME of a query stored on the server");
+  }
+  OG_ASSIGN_OR_RETURN(call.params_json, ReadParams(options.params, options.params_file));
+  return call;
+}
+
 }  // namespace omnigraph::cli

@@ -42,6 +42,15 @@ bool HasQuerySource(const QuerySourceOptions& options);
 // and differ.
 Result<std::string> QueryName(const QuerySourceOptions& options);
 
+// A query stored on a server, named by NAME when no source is given, and
+// its params (--params / --params-file). Errors: UsageError when no NAME
+// is given either; those of QueryName and ReadParams.
+struct StoredQueryCall {
+  std::string name;
+  std::string params_json;
+};
+Result<StoredQueryCall> ResolveStoredQueryCall(const QuerySourceOptions& options);
+
 // The query a command line asks for.
 struct QueryRequest {
   std::string name;         // "" when the source must hold a single query
