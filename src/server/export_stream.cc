@@ -40,6 +40,9 @@ struct Channel {
 // Marks the channel abandoned when the response's producer is destroyed,
 // which wakes a producer waiting for room so the export thread ends.
 struct Abandon {
+  explicit Abandon(std::shared_ptr<Channel> owned) : channel(std::move(owned)) {}
+  Abandon(const Abandon&) = delete;
+  Abandon& operator=(const Abandon&) = delete;
   std::shared_ptr<Channel> channel;
   ~Abandon() {
     {
@@ -71,7 +74,13 @@ Result<std::shared_ptr<BodyProducer>> StartExportStream(ServedGraph& graph, Expo
       channel->changed.notify_all();
       return Status::OK();
     };
-    Status result = graph.Read<Status>([&](api::Omnigraph& handle) { return handle.ExportTo(target, types, sink); });
+    // The export has an engine handle of its own: a client that stops
+    // reading holds it for as long as it stalls, and must not hold one of
+    // the handles the graph's reads share.
+    Status result = [&]() -> Status {
+      OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> handle, api::Omnigraph::Open(graph.uri()));
+      return handle->ExportTo(target, types, sink);
+    }();
     {
       std::lock_guard<std::mutex> lock(channel->mutex);
       channel->finished = true;
@@ -88,7 +97,7 @@ Result<std::shared_ptr<BodyProducer>> StartExportStream(ServedGraph& graph, Expo
     channel->changed.wait(lock, [&] { return channel->finished || !channel->pieces.empty(); });
     if (channel->pieces.empty() && !channel->result.ok()) return channel->result;
   }
-  auto abandon = std::make_shared<Abandon>(Abandon{channel});
+  auto abandon = std::make_shared<Abandon>(channel);
   auto producer = std::make_shared<BodyProducer>();
   producer->next = [channel, abandon](std::string* chunk, bool* failed) {
     std::unique_lock<std::mutex> lock(channel->mutex);

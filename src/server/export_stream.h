@@ -45,7 +45,9 @@ class ExportSlots {
   size_t in_use_ = 0;
 };
 
-// Starts exporting `types` of `target` from `graph` and waits for its
+// Starts exporting `types` of `target` from `graph`, on a thread with an
+// engine handle of its own (a stalled client never holds a handle reads
+// need), and waits for its
 // first piece. Returns the body producer of the 200 response, or the
 // export's error when it failed before producing anything. Errors:
 // ResourceLimitExceeded (413, resource stream_export_slots) when no slot

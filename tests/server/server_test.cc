@@ -5,6 +5,7 @@
 // ErrorOutput body of every refusal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -481,6 +482,28 @@ TEST_F(ServerTest, AServerWithAPolicyButNoTokensRefusesToStart) {
   auto refused = server::Server::Boot(options, MapEnvironment({}), &log);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().message().rfind("a policy bundle is bound but no bearer tokens are configured", 0), 0u);
+}
+
+TEST_F(ServerTest, StalledExportsHoldNoHandleReadsNeed) {
+  // Enough rows for more pieces than an export queues (2 × 64 KiB).
+  std::string rows;
+  for (int i = 0; i < 3000; ++i) {
+    rows += "{\"type\":\"Doc\",\"data\":{\"slug\":\"bulk" + std::to_string(i) + "\",\"body\":\"" +
+            std::string(100, 'x') + "\"}}\n";
+  }
+  Boot();
+  ASSERT_EQ(Call("POST", "/graphs/g1/load", "tok-a", json{{"data", rows}}).status, 200);
+  // Two exports (as many as the graph has reader handles) whose clients
+  // never read.
+  HttpResponse first = Call("POST", "/graphs/g1/export", "tok-a", json::object());
+  HttpResponse second = Call("POST", "/graphs/g1/export", "tok-a", json::object());
+  ASSERT_EQ(first.status, 200);
+  ASSERT_EQ(second.status, 200);
+  ASSERT_TRUE(first.stream && second.stream);
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", Query("main")).status, 200);
+  // Read to the end, the stream holds every row, in whole lines.
+  std::string body = Drain(first);
+  EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), 3001);
 }
 
 TEST(ServerRuntime, TheRuntimeStateMatrix) {
