@@ -102,10 +102,10 @@ std::optional<HttpResponse> AuthorizeLoad(Exchange& exchange, const LoadRequest&
   return Authorize(exchange, policy::Action::kChange, branch, std::nullopt);
 }
 
-HttpResponse RunLoad(Exchange& exchange, const LoadRequest& request) {
+// The load after its checks passed (AuthorizeLoad): admission, then the
+// engine under the write gate.
+HttpResponse WriteLoad(Exchange& exchange, const LoadRequest& request, bool exists) {
   std::string branch = request.branch.value_or("main");
-  bool exists = false;
-  if (auto refusal = AuthorizeLoad(exchange, request, &exists)) return *refusal;
   auto mode = api::ParseLoadMode(request.mode.value_or("merge"));
   std::optional<Admission::Ticket> ticket;
   if (auto refusal = Admit(exchange, exchange.request.body.size(), &ticket)) return *refusal;
@@ -118,6 +118,12 @@ HttpResponse RunLoad(Exchange& exchange, const LoadRequest& request) {
   body["base_branch"] = report->branch_created && create_from ? Json(*create_from) : Json();
   body["actor_id"] = exchange.actor ? Json(*exchange.actor) : Json();
   return JsonResponse(body);
+}
+
+HttpResponse RunLoad(Exchange& exchange, const LoadRequest& request) {
+  bool exists = false;
+  if (auto refusal = AuthorizeLoad(exchange, request, &exists)) return *refusal;
+  return WriteLoad(exchange, request, exists);
 }
 
 HttpResponse LoadFromEnvelope(Exchange& exchange) {
@@ -213,10 +219,12 @@ std::optional<HttpResponse> PreflightLoadNdjson(Exchange& exchange) {
 }
 
 HttpResponse HandleLoadNdjson(Exchange& exchange) {
-  if (auto refusal = PreflightLoadNdjson(exchange)) return *refusal;
   LoadRequest request = NdjsonLoadRequest(exchange);
+  bool exists = false;
+  if (auto refusal = AuthorizeLoad(exchange, request, &exists)) return *refusal;
+  if (auto refusal = CheckNdjsonMediaType(exchange)) return *refusal;
   request.data = exchange.request.body;
-  return RunLoad(exchange, request);
+  return WriteLoad(exchange, request, exists);
 }
 
 HttpResponse HandleBranchCreate(Exchange& exchange) {

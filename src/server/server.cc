@@ -249,8 +249,12 @@ std::optional<HttpResponse> JsonBody(const Exchange& exchange, nlohmann::json* b
   if (!EqualsIgnoringCase(media, "application/json")) {
     return ErrorResponse(415, "expected a request body with Content-Type: application/json", "bad_request");
   }
-  *body = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body->is_discarded()) return ErrorResponse(400, "the request body is not valid JSON", "bad_request");
+  try {
+    *body = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    // The parser's message names the byte, line and column at fault.
+    return ErrorResponse(400, std::string("the request body is not valid JSON: ") + error.what(), "bad_request");
+  }
   if (!body->is_object()) return ErrorResponse(400, "the request body must be a JSON object", "bad_request");
   return std::nullopt;
 }

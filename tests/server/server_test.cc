@@ -335,6 +335,10 @@ TEST_F(ServerTest, MalformedBodiesAreJsonErrors) {
   HttpResponse malformed = server_->Handle(request);
   EXPECT_EQ(malformed.status, 400);
   EXPECT_EQ(Body(malformed)["code"], "bad_request");
+  // The message names where the body stops being JSON.
+  EXPECT_EQ(Body(malformed)["error"],
+            "the request body is not valid JSON: [json.exception.parse_error.101] parse error at line 1, column 3: "
+            "syntax error while parsing object key - invalid literal; last read: '{no'; expected string literal");
   request.body = "[1]";
   EXPECT_EQ(server_->Handle(request).status, 400);
   request.body = Query("dev").dump();

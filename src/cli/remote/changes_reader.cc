@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/remote/read_output.h"
+#include "cli/remote/raw_json.h"
 
 namespace omnigraph::cli::remote {
 namespace {
@@ -21,10 +21,10 @@ std::optional<std::string_view> Find(const Members& members, std::string_view na
   return std::nullopt;
 }
 
-Result<Members> ObjectMembers(std::string_view raw, std::string_view what) {
-  Members members;
-  if (!RawMembers(raw, &members)) return MalformedChange(std::string(what) + " is not an object");
-  return members;
+Result<Members> MembersOf(std::string_view raw, std::string_view what) {
+  auto members = ObjectMembers(raw);
+  if (!members.ok()) return MalformedChange(std::string(what) + " is not an object");
+  return std::move(*members);
 }
 
 // A string member; nullopt when absent or null.
@@ -44,25 +44,15 @@ Result<std::string> RequiredString(const Members& members, std::string_view name
 
 // The raw elements of an array member (absent: none).
 Result<std::vector<std::string_view>> Elements(const Members& members, std::string_view name) {
-  std::vector<std::string_view> elements;
   auto raw = Find(members, name);
-  if (!raw) return elements;
-  std::string_view text = *raw;
-  if (text.size() < 2 || text.front() != '[') return MalformedChange("'" + std::string(name) + "' is not an array");
-  size_t pos = 1;
-  while (pos < text.size()) {
-    while (pos < text.size() && (text[pos] == ' ' || text[pos] == ',' || text[pos] == '\n')) ++pos;
-    if (pos < text.size() && text[pos] == ']') break;
-    size_t end = SkipJsonValue(text, pos);
-    if (end == std::string_view::npos) return MalformedChange("'" + std::string(name) + "' is not an array");
-    elements.push_back(text.substr(pos, end - pos));
-    pos = end;
-  }
-  return elements;
+  if (!raw) return std::vector<std::string_view>();
+  auto elements = ArrayElements(*raw);
+  if (!elements.ok()) return MalformedChange("'" + std::string(name) + "' is not an array");
+  return std::move(*elements);
 }
 
 Result<exec::ChangeCause> ParseCause(std::string_view raw) {
-  OG_ASSIGN_OR_RETURN(Members members, ObjectMembers(raw, "a cause"));
+  OG_ASSIGN_OR_RETURN(Members members, MembersOf(raw, "a cause"));
   exec::ChangeCause cause;
   OG_ASSIGN_OR_RETURN(cause.graph_commit_id, RequiredString(members, "graph_commit_id"));
   OG_ASSIGN_OR_RETURN(cause.parent_commit_id, OptionalString(members, "parent_commit_id"));
@@ -77,14 +67,14 @@ Result<exec::ChangeCause> ParseCause(std::string_view raw) {
 }
 
 Result<exec::EntityImage> ParseImage(std::string_view raw) {
-  OG_ASSIGN_OR_RETURN(Members members, ObjectMembers(raw, "an image"));
+  OG_ASSIGN_OR_RETURN(Members members, MembersOf(raw, "an image"));
   exec::EntityImage image;
   auto properties = Find(members, "properties");
   if (!properties) return MalformedChange("an image has no properties");
-  OG_ASSIGN_OR_RETURN(Members values, ObjectMembers(*properties, "properties"));
+  OG_ASSIGN_OR_RETURN(Members values, MembersOf(*properties, "properties"));
   for (const auto& [name, value] : values) image.properties.emplace_back(name, std::string(value));
   if (auto endpoints = Find(members, "endpoints")) {
-    OG_ASSIGN_OR_RETURN(Members ends, ObjectMembers(*endpoints, "endpoints"));
+    OG_ASSIGN_OR_RETURN(Members ends, MembersOf(*endpoints, "endpoints"));
     exec::Endpoints pair;
     OG_ASSIGN_OR_RETURN(pair.from, RequiredString(ends, "from"));
     OG_ASSIGN_OR_RETURN(pair.to, RequiredString(ends, "to"));
@@ -94,13 +84,13 @@ Result<exec::EntityImage> ParseImage(std::string_view raw) {
 }
 
 Result<exec::EntityChange> ParseChange(std::string_view raw) {
-  OG_ASSIGN_OR_RETURN(Members members, ObjectMembers(raw, "a change"));
+  OG_ASSIGN_OR_RETURN(Members members, MembersOf(raw, "a change"));
   exec::EntityChange change;
   OG_ASSIGN_OR_RETURN(std::string kind, RequiredString(members, "kind"));
   OG_ASSIGN_OR_RETURN(change.kind, exec::ParseEntityKind(kind));
   auto type = Find(members, "type");
   if (!type) return MalformedChange("a change has no type");
-  OG_ASSIGN_OR_RETURN(Members type_members, ObjectMembers(*type, "a change's type"));
+  OG_ASSIGN_OR_RETURN(Members type_members, MembersOf(*type, "a change's type"));
   OG_ASSIGN_OR_RETURN(change.type.id, RequiredString(type_members, "id"));
   OG_ASSIGN_OR_RETURN(change.type.name, RequiredString(type_members, "name"));
   OG_ASSIGN_OR_RETURN(change.id, RequiredString(members, "id"));
@@ -128,7 +118,7 @@ Result<std::vector<exec::EntityChange>> ParseChanges(const Members& members) {
 }  // namespace
 
 Result<exec::CommitChangesPage> ParseCommitChangesPage(std::string_view body) {
-  OG_ASSIGN_OR_RETURN(Members members, ObjectMembers(body, "the reply"));
+  OG_ASSIGN_OR_RETURN(Members members, MembersOf(body, "the reply"));
   exec::CommitChangesPage page;
   auto cause = Find(members, "cause");
   if (!cause) return MalformedChange("no cause");
@@ -139,11 +129,11 @@ Result<exec::CommitChangesPage> ParseCommitChangesPage(std::string_view body) {
 }
 
 Result<exec::ChangeFeedPage> ParseChangeFeedPage(std::string_view body) {
-  OG_ASSIGN_OR_RETURN(Members members, ObjectMembers(body, "the reply"));
+  OG_ASSIGN_OR_RETURN(Members members, MembersOf(body, "the reply"));
   exec::ChangeFeedPage page;
   OG_ASSIGN_OR_RETURN(std::vector<std::string_view> blocks, Elements(members, "blocks"));
   for (std::string_view raw : blocks) {
-    OG_ASSIGN_OR_RETURN(Members block_members, ObjectMembers(raw, "a block"));
+    OG_ASSIGN_OR_RETURN(Members block_members, MembersOf(raw, "a block"));
     exec::ChangeBlock block;
     auto cause = Find(block_members, "cause");
     if (!cause) return MalformedChange("a block has no cause");

@@ -37,13 +37,4 @@ class ServedRead {
   std::vector<std::vector<std::string_view>> cells_;  // each row's raw member values, in column order
 };
 
-// The members of the JSON object `object` as (name, raw value text) in
-// order; false when it is not a well-formed object.
-bool RawMembers(std::string_view object, std::vector<std::pair<std::string, std::string_view>>* members);
-
-// The end (one past) of the JSON value starting at text[pos], skipping
-// leading whitespace; std::string_view::npos when it is malformed. Strings
-// honour escapes; objects and arrays are matched by nesting.
-size_t SkipJsonValue(std::string_view text, size_t pos);
-
 }  // namespace omnigraph::cli::remote
