@@ -58,8 +58,8 @@ std::string_view LoadModeName(LoadMode mode) {
   return "?";
 }
 
-Omnigraph::Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph)
-    : uri_(std::move(uri)), graph_(std::move(graph)) {}
+Omnigraph::Omnigraph(std::string uri, EnginePtr engine, std::shared_ptr<graph::GraphStore> graph)
+    : uri_(std::move(uri)), engine_(std::move(engine)), graph_(std::move(graph)) {}
 
 Omnigraph::~Omnigraph() = default;
 
@@ -83,7 +83,9 @@ Status Omnigraph::set_actor(std::optional<std::string> actor) {
 }
 
 Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::string_view schema_source,
-                                                   std::string_view schema_file, bool replace_orphan_schema_files) {
+                                                   std::string_view schema_file, bool replace_orphan_schema_files,
+                                                   EnginePtr engine) {
+  if (!engine) engine = Engine::Process();
   OG_ASSIGN_OR_RETURN(compiler::Catalog catalog, compiler::CompileSchema(schema_source, schema_file));
   auto already_initialized = [&](std::string message) {
     return Status(ErrorCode::kAlreadyExists, std::move(message), {{"kind", "already_initialized"}});
@@ -124,7 +126,7 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
     tables.push_back({edge.TableKey(), edge.stable_id, catalog.EdgeTableSchema(edge)});
   }
   graph::SchemaContract contract{std::string(schema_source), catalog.ToIrJson(), catalog.IrHash()};
-  auto graph = graph::InitGraph(store, "", std::move(contract), tables);
+  auto graph = graph::InitGraph(store, "", std::move(contract), tables, engine->tables());
   if (!graph.ok()) {
     if (graph.status().details().count("kind") && graph.status().details().at("kind") == "already_initialized") {
       return Status(ErrorCode::kAlreadyExists, fmt::format("graph '{}' is already initialized", uri),
@@ -132,10 +134,11 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Init(const std::string& uri, std::
     }
     return graph.status();
   }
-  return std::unique_ptr<Omnigraph>(new Omnigraph(uri, *graph));
+  return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(engine), *graph));
 }
 
-Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
+Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri, EnginePtr engine) {
+  if (!engine) engine = Engine::Process();
   // Named as GraphStore::Open names an empty directory: by absolute path.
   // A path that cannot be examined at all (a symlink loop, a name too
   // long, a directory on the way the user may not search) is an I/O error
@@ -147,8 +150,8 @@ Result<std::unique_ptr<Omnigraph>> Omnigraph::Open(const std::string& uri) {
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(uri, ec)) return NotFound(fmt::format("no graph at '{}'", LocalStore(uri).Uri("")));
-  OG_ASSIGN_OR_RETURN(auto graph, graph::GraphStore::Open(LocalStore::Make(uri), ""));
-  return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(graph)));
+  OG_ASSIGN_OR_RETURN(auto graph, graph::GraphStore::Open(LocalStore::Make(uri), "", engine->tables()));
+  return std::unique_ptr<Omnigraph>(new Omnigraph(uri, std::move(engine), std::move(graph)));
 }
 
 Result<std::shared_ptr<const compiler::Catalog>> Omnigraph::Catalog() {
@@ -300,7 +303,7 @@ Result<exec::QueryResult> Omnigraph::QuerySnapshot(const graph::Snapshot& snapsh
   OG_ASSIGN_OR_RETURN(compiler::ParamMap params, compiler::BindParams(query, params_json));
   std::map<std::string, Scalar> values = ParamScalars(params);
   OG_ASSIGN_OR_RETURN(graph::Snapshot bound, exec::BindToCatalog(snapshot, *catalog));
-  exec::QueryContext context{&bound, catalog.get(), &values};
+  exec::QueryContext context{&bound, catalog.get(), &values, &engine_->topologies()};
   OG_ASSIGN_OR_RETURN(exec::QueryResult result, exec::ExecuteRead(query, context));
   result.query_name = query.name;
   result.branch = snapshot.branch();

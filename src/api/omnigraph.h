@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "api/engine.h"
 #include "exec/blob_read.h"
 #include "exec/blob_value.h"
 #include "exec/catalog_cache.h"
@@ -165,12 +166,15 @@ class Omnigraph {
   // which deletes them first. Errors: compiler errors (InvalidArgument,
   // "parse error: …" / "catalog error: …" naming file:line:column),
   // AlreadyExists (details kind=already_initialized) for an existing graph
-  // or orphan schema files, IoError.
+  // or orphan schema files, IoError. `engine`: as for Open.
   static Result<std::unique_ptr<Omnigraph>> Init(const std::string& uri, std::string_view schema_source,
                                                  std::string_view schema_file = "schema.pg",
-                                                 bool replace_orphan_schema_files = false);
-  // Opens an existing graph. Errors: NotFound, Unsupported (stamp), CorruptData.
-  static Result<std::unique_ptr<Omnigraph>> Open(const std::string& uri);
+                                                 bool replace_orphan_schema_files = false, EnginePtr engine = nullptr);
+  // Opens an existing graph. `engine` holds the caches the handle reads
+  // through, shared with every handle opened with it (api/engine.h);
+  // nullptr: Engine::Process(). Errors: NotFound, Unsupported (stamp),
+  // CorruptData.
+  static Result<std::unique_ptr<Omnigraph>> Open(const std::string& uri, EnginePtr engine = nullptr);
 
   ~Omnigraph();
 
@@ -422,7 +426,7 @@ class Omnigraph {
                                       const exec::ChangeFilter& filter = {});
 
  private:
-  Omnigraph(std::string uri, std::shared_ptr<graph::GraphStore> graph);
+  Omnigraph(std::string uri, EnginePtr engine, std::shared_ptr<graph::GraphStore> graph);
   // The snapshot a read target names (BR-7).
   Result<graph::Snapshot> Resolve(const ReadTarget& target);
   Result<exec::QueryResult> QuerySnapshot(const graph::Snapshot& snapshot, std::string_view source,
@@ -436,6 +440,7 @@ class Omnigraph {
   Status EnforceChangeOfCommit(const std::string& id);
 
   std::string uri_;
+  EnginePtr engine_;
   std::shared_ptr<graph::GraphStore> graph_;
   std::optional<std::string> actor_;
   std::shared_ptr<const policy::Evaluator> policy_;

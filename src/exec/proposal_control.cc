@@ -39,7 +39,7 @@ Result<std::optional<graph::CommitRecord>> FindPublished(graph::GraphStore& grap
 // Holds the target branch's gate: a publish and a drop of one proposal are
 // serialized on it (BR-11.4).
 graph::HeldGates TargetGate(graph::GraphStore& graph, const graph::Proposal& proposal) {
-  return graph::HeldGates(graph::Gates::For(graph.store()->Uri(graph.root())), graph::SchemaAccess::kShared,
+  return graph::HeldGates(graph::Gates::For(graph.uri()), graph::SchemaAccess::kShared,
                           {proposal.recipe.target.branch}, {});
 }
 

@@ -460,7 +460,8 @@ class ReadExecutor {
     return t;
   }
 
-  std::string TopologyCacheKey(const TopologyTables& t) const { return ctx_.snapshot->graph().root() + "|" + t.identity; }
+  // By the root's URI: the cache is shared by every graph of the process.
+  std::string TopologyCacheKey(const TopologyTables& t) const { return ctx_.snapshot->graph().uri() + "|" + t.identity; }
 
   // Starts reading the persisted topology of every edge type `steps`
   // traverse that the process has not cached, on background threads, so a
@@ -471,7 +472,7 @@ class ReadExecutor {
       if (step.kind == ir::MatchStep::Kind::kNegation) PrefetchTopologies(step.negation.steps);
       if (step.kind != ir::MatchStep::Kind::kTraverse || prefetched_.count(step.traverse.edge_type)) continue;
       Result<TopologyTables> t = TopologyTablesOf(step.traverse.edge_type);
-      if (!t.ok() || TopologyCache::Global().Contains(TopologyCacheKey(*t))) continue;
+      if (!t.ok() || ctx_.topologies->Contains(TopologyCacheKey(*t))) continue;
       prefetched_.emplace(step.traverse.edge_type,
                           std::async(std::launch::async, [store = ctx_.snapshot->graph().store(), root = ctx_.snapshot->graph().root(),
                                                           identity = t->identity] {
@@ -485,7 +486,7 @@ class ReadExecutor {
     if (auto it = topologies_.find(edge_type); it != topologies_.end()) return it->second;
     OG_ASSIGN_OR_RETURN(TopologyTables t, TopologyTablesOf(edge_type));
     OG_ASSIGN_OR_RETURN(TopologyPtr topology,
-                        TopologyCache::Global().GetOrBuild(TopologyCacheKey(t), [&]() -> Result<TopologyPtr> {
+                        ctx_.topologies->GetOrBuild(TopologyCacheKey(t), [&]() -> Result<TopologyPtr> {
       // A new process first looks for a copy an earlier one persisted.
       TopologyFiles files(ctx_.snapshot->graph().store().get(), ctx_.snapshot->graph().root());
       TopologyPtr persisted;
@@ -719,7 +720,7 @@ class ReadExecutor {
         return Internal(fmt::format("topology of '{}' failed verification twice", t.edge_type));
       }
       OG_ASSIGN_OR_RETURN(TopologyTables tables, TopologyTablesOf(t.edge_type));
-      TopologyCache::Global().Erase(TopologyCacheKey(tables), topology);
+      ctx_.topologies->Erase(TopologyCacheKey(tables), topology);
       topologies_.erase(t.edge_type);
       return Traverse(t, b);
     }

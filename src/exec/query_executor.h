@@ -46,6 +46,7 @@
 #include "compiler/catalog.h"
 #include "compiler/query_ir.h"
 #include "exec/result_format.h"
+#include "exec/topology.h"
 #include "graph/graph_store.h"
 #include "graph/snapshot.h"
 #include "util/status.h"
@@ -59,9 +60,13 @@ struct QueryContext {
   // nullable parameter reads as NULL; when the query uses now() and
   // `__nanograph_now` is absent, the current time is used.
   const std::map<std::string, Scalar>* params = nullptr;
+  // Where traversals find and keep edge topologies: the engine context's
+  // cache (api/engine.h), shared by every handle of the process.
+  TopologyCache* topologies = nullptr;
 };
 
 // Runs a read query (query.is_mutation == false) against context.state.
+// REQUIRES: every pointer of `context` is set.
 // The result's columns are the projections' runtime names (Projection::
 // column); column types are the projections' physical types (count → Int64,
 // sum/avg → Float64, a bare node variable → its Utf8 id, search scores →

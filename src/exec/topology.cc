@@ -168,11 +168,6 @@ std::string TopologyIdentity(const graph::TableEntry& edges, const graph::TableE
   return identity;
 }
 
-TopologyCache& TopologyCache::Global() {
-  static TopologyCache* cache = new TopologyCache();  // never destroyed: usable during static teardown
-  return *cache;
-}
-
 Result<TopologyPtr> TopologyCache::GetOrBuild(const std::string& key,
                                               const std::function<Result<TopologyPtr>()>& build) {
   {
@@ -189,11 +184,13 @@ Result<TopologyPtr> TopologyCache::GetOrBuild(const std::string& key,
     return it->second.topology;
   }
   entries_[key] = Entry{built, ++clock_};
-  while (entries_.size() > capacity_) {
+  bytes_ += built->MemoryBytes();
+  while (entries_.size() > 1 && (entries_.size() > limits_.topologies || bytes_ > limits_.bytes)) {
     auto oldest = entries_.begin();
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
       if (it->second.last_use < oldest->second.last_use) oldest = it;
     }
+    bytes_ -= oldest->second.topology->MemoryBytes();
     entries_.erase(oldest);
   }
   return built;
@@ -206,7 +203,10 @@ bool TopologyCache::Contains(const std::string& key) const {
 
 void TopologyCache::Erase(const std::string& key, const TopologyPtr& topology) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = entries_.find(key); it != entries_.end() && it->second.topology == topology) entries_.erase(it);
+  if (auto it = entries_.find(key); it != entries_.end() && it->second.topology == topology) {
+    bytes_ -= topology->MemoryBytes();
+    entries_.erase(it);
+  }
 }
 
 size_t TopologyCache::size() const {
@@ -214,9 +214,15 @@ size_t TopologyCache::size() const {
   return entries_.size();
 }
 
+int64_t TopologyCache::bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return bytes_;
+}
+
 void TopologyCache::Clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.clear();
+  bytes_ = 0;
 }
 
 }  // namespace omnigraph::exec

@@ -125,15 +125,20 @@ Result<TopologyPtr> BuildTopology(const Array& src, const Array& dst, const grap
 std::string TopologyIdentity(const graph::TableEntry& edges, const graph::TableEntry& from_nodes,
                              const graph::TableEntry& to_nodes);
 
-// Process-wide, thread-safe LRU cache of topologies.
+// Limits of a TopologyCache; the least recently used topology goes first
+// when either is passed (one topology larger than `bytes` is still kept
+// while it is the only one).
+struct TopologyCacheLimits {
+  size_t topologies = 8;
+  int64_t bytes = int64_t{256} << 20;  // as accounted by Topology::MemoryBytes
+};
+
+// A thread-safe LRU cache of topologies, keyed by the graph root's URI and
+// TopologyIdentity. A process has one per engine context (api/engine.h),
+// shared by every handle on every graph.
 class TopologyCache {
  public:
-  static constexpr size_t kDefaultCapacity = 8;
-
-  // The process-wide instance used by the executor.
-  static TopologyCache& Global();
-
-  explicit TopologyCache(size_t capacity = kDefaultCapacity) : capacity_(capacity) {}
+  explicit TopologyCache(TopologyCacheLimits limits = {}) : limits_(limits) {}
 
   // The cached topology for `key`, or the result of `build` (run without the
   // lock held; when two callers race, the first inserted result wins).
@@ -146,6 +151,8 @@ class TopologyCache {
   // replacement another caller cached meanwhile survives.
   void Erase(const std::string& key, const TopologyPtr& topology);
   size_t size() const;
+  // Sum of the cached topologies' MemoryBytes.
+  int64_t bytes() const;
   void Clear();
 
  private:
@@ -153,10 +160,11 @@ class TopologyCache {
     TopologyPtr topology;
     uint64_t last_use = 0;
   };
-  size_t capacity_;
+  const TopologyCacheLimits limits_;
   mutable std::mutex mutex_;
-  std::map<std::string, Entry, std::less<>> entries_;
-  uint64_t clock_ = 0;
+  std::map<std::string, Entry, std::less<>> entries_;  // guarded by mutex_
+  uint64_t clock_ = 0;                                  // guarded by mutex_
+  int64_t bytes_ = 0;                                   // guarded by mutex_
 };
 
 }  // namespace omnigraph::exec

@@ -119,7 +119,7 @@ Result<CreatedBranch> CreateBranch(GraphStore& graph, std::string_view requested
 
   // Branch creation takes the schema gate exclusively: no CAS covers the
   // namespace it checks (design/write-path.md gate order).
-  HeldGates gates(Gates::For(graph.store()->Uri(graph.root())), SchemaAccess::kExclusive, {from, name}, {});
+  HeldGates gates(Gates::For(graph.uri()), SchemaAccess::kExclusive, {from, name}, {});
   auto source = graph.manifests().Resolve(from);
   if (!source.ok()) {
     if (source.status().code() == ErrorCode::kNotFound && LooksLikeCommitId(from)) {
@@ -169,7 +169,7 @@ Status DeleteBranch(GraphStore& graph, std::string_view requested, const std::op
   // a deletion waits for the writes in flight and confirms the ref under it.
   OG_ASSIGN_OR_RETURN(GraphStore::BranchWriters writers, graph.LockBranchWriters(name));
   const NativeRef& ref = writers.ref;
-  HeldGates gates(Gates::For(graph.store()->Uri(graph.root())), SchemaAccess::kShared, {name}, {});
+  HeldGates gates(Gates::For(graph.uri()), SchemaAccess::kShared, {name}, {});
   OG_ASSIGN_OR_RETURN(std::vector<LiveRef> live, LiveRefsOf(graph));
   for (const LiveRef& r : live) {
     if (r.ref.branch.size() > name.size() && r.ref.branch.rfind(name + "/", 0) == 0) {

@@ -9,15 +9,16 @@
 
 namespace omnigraph::graph {
 
-GraphStore::GraphStore(ObjectStorePtr store, std::string root)
+GraphStore::GraphStore(ObjectStorePtr store, std::string root, TableVersionCachePtr versions)
     : store_(store),
       root_(root),
+      uri_(store->Uri(root)),
       manifests_(store, JoinPath(root, layout::kManifestDir)),
-      tables_(store, root),
+      tables_(store, root, std::move(versions)),
       history_(store, root) {}
 
-std::shared_ptr<GraphStore> GraphStore::Attach(ObjectStorePtr store, std::string root) {
-  return std::shared_ptr<GraphStore>(new GraphStore(std::move(store), std::move(root)));
+std::shared_ptr<GraphStore> GraphStore::Attach(ObjectStorePtr store, std::string root, TableVersionCachePtr versions) {
+  return std::shared_ptr<GraphStore>(new GraphStore(std::move(store), std::move(root), std::move(versions)));
 }
 
 Result<bool> GraphStore::IsInitialized(ObjectStore* store, const std::string& root) {
@@ -27,8 +28,9 @@ Result<bool> GraphStore::IsInitialized(ObjectStore* store, const std::string& ro
   return latest.status();
 }
 
-Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::string root) {
-  std::shared_ptr<GraphStore> graph = Attach(store, root);
+Result<std::shared_ptr<GraphStore>> GraphStore::Open(ObjectStorePtr store, std::string root,
+                                                     TableVersionCachePtr versions) {
+  std::shared_ptr<GraphStore> graph = Attach(store, root, std::move(versions));
   // Reading main's head checks the storage stamp and warms the caches.
   auto head = graph->Latest(kMainBranch);
   if (!head.ok()) {

@@ -43,12 +43,19 @@ class GraphStore {
   // Errors: NotFound (no graph at root, or an init that never finished
   // there; a published graph missing one of its objects reports that
   // object instead), Unsupported (stamp), CorruptData.
-  static Result<std::shared_ptr<GraphStore>> Open(ObjectStorePtr store, std::string root);
+  // `versions` caches opened and decoded table versions; it may be shared
+  // by every graph of a process (api/engine.h). nullptr: a private cache.
+  static Result<std::shared_ptr<GraphStore>> Open(ObjectStorePtr store, std::string root,
+                                                  TableVersionCachePtr versions = nullptr);
   // A handle on `root` without reading anything (init uses it).
-  static std::shared_ptr<GraphStore> Attach(ObjectStorePtr store, std::string root);
+  static std::shared_ptr<GraphStore> Attach(ObjectStorePtr store, std::string root,
+                                            TableVersionCachePtr versions = nullptr);
 
   const ObjectStorePtr& store() const { return store_; }
   const std::string& root() const { return root_; }
+  // store()->Uri(root()), computed once: the graph's identity in caches
+  // shared by many graphs.
+  const std::string& uri() const { return uri_; }
   // Store key of a path under the graph root.
   std::string Key(std::string_view relative) const { return JoinPath(root_, relative); }
 
@@ -95,14 +102,16 @@ class GraphStore {
   // incarnations), IoError.
   Result<BranchWriters> LockBranchWriters(std::string_view branch);
 
-  // Entries in the per-identity table caches (for tests and diagnostics).
+  // Entries in the per-identity table caches, of every graph sharing them
+  // (for tests and diagnostics).
   TableCache::Counts cache_counts() { return tables_.counts(); }
 
  private:
-  GraphStore(ObjectStorePtr store, std::string root);
+  GraphStore(ObjectStorePtr store, std::string root, TableVersionCachePtr versions);
 
   ObjectStorePtr store_;
   std::string root_;
+  std::string uri_;
   ManifestReader manifests_;
   TableCache tables_;
   HistoryStore history_;

@@ -139,8 +139,8 @@ Result<TableEntry> CreateAddedTable(GraphStore& graph, const TableSpec& spec, co
 }
 
 Result<std::shared_ptr<GraphStore>> InitGraph(ObjectStorePtr store, std::string root, SchemaContract contract,
-                                              const std::vector<TableSpec>& tables) {
-  std::shared_ptr<GraphStore> graph = GraphStore::Attach(store, root);
+                                              const std::vector<TableSpec>& tables, TableVersionCachePtr versions) {
+  std::shared_ptr<GraphStore> graph = GraphStore::Attach(store, root, std::move(versions));
   OG_ASSIGN_OR_RETURN(bool initialized, GraphStore::IsInitialized(store.get(), root));
   if (initialized) {
     return AlreadyExists(fmt::format("graph '{}' is already initialized", store->Uri(root)))

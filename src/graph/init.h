@@ -36,8 +36,9 @@ Result<TableEntry> CreateAddedTable(GraphStore& graph, const TableSpec& spec, co
 // Errors: AlreadyExists (detail kind already_initialized when a __manifest
 // version exists, initialization_claimed when a live init holds the claim),
 // IoError (detail kind initialization_indeterminate when __manifest v1 may
-// or may not survive a power cut).
+// or may not survive a power cut). `versions`: as for GraphStore::Open.
 Result<std::shared_ptr<GraphStore>> InitGraph(ObjectStorePtr store, std::string root, SchemaContract contract,
-                                              const std::vector<TableSpec>& tables);
+                                              const std::vector<TableSpec>& tables,
+                                              TableVersionCachePtr versions = nullptr);
 
 }  // namespace omnigraph::graph

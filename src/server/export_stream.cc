@@ -78,7 +78,7 @@ Result<std::shared_ptr<BodyProducer>> StartExportStream(ServedGraph& graph, Expo
     // reading holds it for as long as it stalls, and must not hold one of
     // the handles the graph's reads share.
     Status result = [&]() -> Status {
-      OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> handle, api::Omnigraph::Open(graph.uri()));
+      OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> handle, api::Omnigraph::Open(graph.uri(), graph.engine()));
       return handle->ExportTo(target, types, sink);
     }();
     {

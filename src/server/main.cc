@@ -35,7 +35,11 @@ int main(int argc, char** argv) {
   app.add_flag("--require-all-graphs", options.require_all_graphs, "refuse to start if any graph is quarantined");
   options.openapi_path = environment("OMNIGRAPH_OPENAPI").value_or(OMNIGRAPH_DEFAULT_OPENAPI);
   app.add_option("--openapi", options.openapi_path, "the OpenAPI document GET /openapi.json serves");
+  int64_t cache_mib = options.cache_bytes >> 20;
+  app.add_option("--cache-memory", cache_mib, "MiB for the caches of decoded tables and topologies, shared by every graph")
+      ->check(CLI::Range(int64_t{16}, int64_t{1} << 30));
   CLI11_PARSE(app, argc, argv);
+  options.cache_bytes = cache_mib << 20;
   options.require_all_graphs =
       options.require_all_graphs || omnigraph::server::IsTruthy(environment("OMNIGRAPH_REQUIRE_ALL_GRAPHS"));
 

@@ -36,7 +36,7 @@ struct StoredQuery {
 class ServedGraph {
  public:
   // Opens `root` with one writer handle and `pool_size` reader handles (at
-  // least 1). `queries` maps a
+  // least 1), all reading through `engine`'s caches. `queries` maps a
   // stored query's name to its file's source; each is parsed and its
   // declaration selected, then type-checked against the live schema.
   // Errors: those of api::Omnigraph::Open; InvalidArgument "graph '<g>': N
@@ -45,10 +45,12 @@ class ServedGraph {
   static Result<std::unique_ptr<ServedGraph>> Open(std::string id, std::string root,
                                                    std::shared_ptr<const policy::Evaluator> policy,
                                                    const std::map<std::string, std::string>& queries,
-                                                   size_t pool_size);
+                                                   size_t pool_size, api::EnginePtr engine);
 
   const std::string& id() const { return id_; }
   const std::string& uri() const { return root_; }
+  // The engine context every handle on this graph shares.
+  const api::EnginePtr& engine() const { return engine_; }
   // The bundle bound to this graph; null when none is.
   const policy::Evaluator* policy() const { return policy_.get(); }
   const std::map<std::string, StoredQuery>& queries() const { return queries_; }
@@ -85,6 +87,7 @@ class ServedGraph {
 
   std::string id_;
   std::string root_;
+  api::EnginePtr engine_;
   std::shared_ptr<const policy::Evaluator> policy_;
   std::map<std::string, StoredQuery> queries_;
 

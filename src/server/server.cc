@@ -25,7 +25,8 @@ Result<std::shared_ptr<const policy::Evaluator>> CompileBundle(const std::string
 }
 
 // Opens one graph of the snapshot; a failure is the graph's quarantine.
-Result<std::unique_ptr<ServedGraph>> OpenServingGraph(const cluster::ServingGraph& graph, size_t handles) {
+Result<std::unique_ptr<ServedGraph>> OpenServingGraph(const cluster::ServingGraph& graph, size_t handles,
+                                                      const api::EnginePtr& engine) {
   if (!IsValidGraphId(graph.id)) {
     return InvalidArgument("graph id '" + graph.id +
                            "' is not a valid server graph id (1-64 ASCII letters, digits or '-')");
@@ -36,7 +37,7 @@ Result<std::unique_ptr<ServedGraph>> OpenServingGraph(const cluster::ServingGrap
     if (!compiled.ok()) return compiled.status().WithContext("graph '" + graph.id + "' policy bundle");
     evaluator = *compiled;
   }
-  auto opened = ServedGraph::Open(graph.id, graph.root, evaluator, graph.queries, handles);
+  auto opened = ServedGraph::Open(graph.id, graph.root, evaluator, graph.queries, handles, engine);
   if (!opened.ok()) return opened.status().WithContext("graph '" + graph.id + "'");
   return opened;
 }
@@ -81,6 +82,7 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
                                              std::string* log) {
   std::unique_ptr<Server> server(new Server());
   server->openapi_path_ = options.openapi_path;
+  server->engine_ = std::make_shared<api::Engine>(api::EngineOptions::WithCacheBudget(options.cache_bytes));
   OG_ASSIGN_OR_RETURN(cluster::ServingSnapshot snapshot, cluster::ReadServingSnapshot(options.cluster));
   for (const cluster::Diagnostic& warning : snapshot.warnings) {
     *log += "warning: [" + warning.code + "] " + warning.path + ": " + warning.message + "\n";
@@ -107,8 +109,8 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
     size_t end = std::min(graphs.size(), begin + kParallelOpens);
     std::vector<std::future<Result<std::unique_ptr<ServedGraph>>>> opens;
     for (size_t i = begin; i < end; ++i) {
-      opens.push_back(std::async(std::launch::async, [&graph = graphs[i], &options] {
-        return OpenServingGraph(graph, options.handles_per_graph);
+      opens.push_back(std::async(std::launch::async, [&graph = graphs[i], &options, &server] {
+        return OpenServingGraph(graph, options.handles_per_graph, server->engine_);
       }));
     }
     for (size_t i = begin; i < end; ++i) {

@@ -47,6 +47,9 @@ struct ServerOptions {
   std::string openapi_path;
   // Engine handles per graph (concurrent requests on one graph).
   size_t handles_per_graph = 4;
+  // Memory for the caches of decoded tables and topologies, shared by
+  // every graph served (api/engine.h).
+  int64_t cache_bytes = int64_t{768} << 20;
 };
 
 class Server {
@@ -63,6 +66,9 @@ class Server {
 
   static Result<std::unique_ptr<Server>> Boot(const ServerOptions& options, const Environment& environment,
                                               std::string* log);
+
+  // The engine context every served graph reads through.
+  api::Engine& engine() { return *engine_; }
 
   // Runs the whole pipeline for one request. Thread-safe.
   HttpResponse Handle(HttpRequest& request);
@@ -104,6 +110,7 @@ class Server {
   std::unique_ptr<Admission> admission_;
   ExportSlots export_slots_;
   std::shared_ptr<const policy::Evaluator> server_policy_;
+  api::EnginePtr engine_;  // declared before graphs_: their handles read through it
   std::map<std::string, std::unique_ptr<ServedGraph>> graphs_;
   std::string openapi_path_;
 };

@@ -258,7 +258,8 @@ TEST_F(BranchHistoryTest, ASnapshotReadNeverChanges) {
 
   // Once cleanup reclaims the version C pins: a typed error, never rows.
   ASSERT_TRUE(fs::remove(fs::path(uri()) / pin.manifest_path)) << pin.manifest_path;
-  auto cold = api::Omnigraph::Open(uri());
+  // A new engine, as in a new process: this one's caches hold the version.
+  auto cold = api::Omnigraph::Open(uri(), std::make_shared<api::Engine>());
   ASSERT_TRUE(cold.ok());
   auto gone = (*cold)->Query(kBranchQueries, "q.gq", "people", "{}", api::ReadTarget{"main", c.id});
   EXPECT_EQ(gone.status().code(), ErrorCode::kVersionReclaimed) << gone.status().ToString();

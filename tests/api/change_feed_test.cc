@@ -278,8 +278,8 @@ TEST_F(ChangeFeedTest, AGapIsTypedAndABaselineResumesExactly) {
   ASSERT_TRUE(pin.staged_version.has_value());
   ASSERT_TRUE(std::filesystem::remove(uri() + "/" + pin.manifest_path)) << pin.manifest_path;
 
-  // A fresh handle: this one has the version open in its caches.
-  auto reopened = api::Omnigraph::Open(uri());
+  // A new engine, as in a new process: this one's caches hold the version.
+  auto reopened = api::Omnigraph::Open(uri(), std::make_shared<api::Engine>());
   ASSERT_TRUE(reopened.ok());
   api::Omnigraph& fresh = **reopened;
   auto gap = fresh.ChangesPoll("main", FromCursor(c0));

@@ -142,7 +142,7 @@ class QueryExecutorTest : public ::testing::Test {
     OG_ASSIGN_OR_RETURN(std::shared_ptr<const compiler::Catalog> catalog, graph_->Catalog());
     OG_ASSIGN_OR_RETURN(compiler::ir::QueryIR query, compiler::CompileQuery(*catalog, source, "queries.gq", name));
     OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, graph_->store().Latest());
-    QueryContext context{&snapshot, catalog.get(), &params};
+    QueryContext context{&snapshot, catalog.get(), &params, &api::Engine::Process()->topologies()};
     return ExecuteRead(query, context);
   }
 
@@ -1179,13 +1179,13 @@ TEST_F(SocialTest, TopologyFollowsTheSnapshot) {
   auto query = compiler::CompileQuery(*catalog, kSocialQueries, "q.gq", "friends_of");
   ASSERT_TRUE(query.ok()) << query.status().ToString();
   Params params{{"name", S("Charlie")}};
-  QueryContext old_context{&before, catalog.get(), &params};
+  QueryContext old_context{&before, catalog.get(), &params, &api::Engine::Process()->topologies()};
   auto old_rows = ExecuteRead(*query, old_context);
   ASSERT_TRUE(old_rows.ok()) << old_rows.status().ToString();
   EXPECT_EQ(old_rows->row_count(), 0);
   EXPECT_EQ(old_rows->graph_commit_id, before.head().id);
   EXPECT_EQ(Query(kSocialQueries, "friends_of", params), (Rows{R"({"f.name":"Diana"})"}));
-  EXPECT_GT(TopologyCache::Global().size(), 0u);
+  EXPECT_GT(api::Engine::Process()->topologies().size(), 0u);
 }
 
 // A new process reads the topology an earlier one persisted; the copy is a
@@ -1195,13 +1195,13 @@ TEST_F(SocialTest, PersistedTopologyGivesTheSameAnswers) {
   const std::string topology_dir = dir_.path() + "/g0/_cache/topology";
   auto friends = [&] { return Sorted(kSocialQueries, "friends_of", {{"name", S("Alice")}}); };
   const Rows expected{R"({"f.name":"Bob"})", R"({"f.name":"Charlie"})"};
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   EXPECT_EQ(friends(), expected);  // built from the edge table, then persisted
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(topology_dir)) files.push_back(entry.path());
   ASSERT_EQ(files.size(), 1u);
 
-  TopologyCache::Global().Clear();  // as in a new process
+  api::Engine::Process()->topologies().Clear();  // as in a new process
   EXPECT_EQ(friends(), expected);   // read back from the file
 
   // Damage every byte after the header's checksum field in turn would be
@@ -1219,10 +1219,10 @@ TEST_F(SocialTest, PersistedTopologyGivesTheSameAnswers) {
     std::ofstream out(files[0], std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   EXPECT_EQ(friends(), expected);
   EXPECT_EQ(read_file(), intact);
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   EXPECT_EQ(friends(), expected);
   ::unsetenv("OMNIGRAPH_TOPOLOGY_CACHE_MIN_EDGES");
 }
@@ -1244,13 +1244,13 @@ query add_knows($from: String, $to: String) { insert Knows { from: $from, to: $t
     auto added = graph_->Mutate(kInserts, "m.gq", "add_knows", fmt::format(R"({{"from":"{}","to":"{}"}})", from, to));
     ASSERT_TRUE(added.ok()) << added.status().ToString();
   }
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   const Rows expected{R"({"f.name":"Bob"})", R"({"f.name":"Charlie"})", R"({"f.name":"Eve"})"};
   EXPECT_EQ(Sorted(kSocialQueries, "friends_of", {{"name", S("Alice")}}), expected);
   EXPECT_EQ(Sorted(kSocialQueries, "undirected", {{"name", S("Frank")}}),
             (Rows{R"({"f.name":"Alice"})", R"({"f.name":"Eve"})"}));
 
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   auto reopened = api::Omnigraph::Open(dir_.path() + "/g0");  // no table data cached
   ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
   graph_ = std::move(reopened).value();
@@ -1283,20 +1283,20 @@ TEST_F(SocialTest, PersistedTopologyOfOtherNodeCountsIsRebuilt) {
   files.Save(TopologyIdentity(*knows, *person, *person), **wrong);
   ASSERT_NE(files.Load(TopologyIdentity(*knows, *person, *person)), nullptr);
 
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   EXPECT_EQ(Sorted(kSocialQueries, "friends_of", {{"name", S("Alice")}}),
             (Rows{R"({"f.name":"Bob"})", R"({"f.name":"Charlie"})"}));
 }
 
 TEST_F(SocialTest, SmallTopologiesAreNotPersisted) {
-  TopologyCache::Global().Clear();
+  api::Engine::Process()->topologies().Clear();
   EXPECT_EQ(Sorted(kSocialQueries, "friends_of", {{"name", S("Alice")}}),
             (Rows{R"({"f.name":"Bob"})", R"({"f.name":"Charlie"})"}));
   EXPECT_FALSE(std::filesystem::exists(dir_.path() + "/g0/_cache"));
 }
 
 TEST(TopologyCacheTest, EvictsLeastRecentlyUsed) {
-  TopologyCache cache(2);
+  TopologyCache cache(TopologyCacheLimits{2});
   int builds = 0;
   auto build = [&]() -> Result<TopologyPtr> {
     ++builds;

@@ -245,23 +245,23 @@ TEST_F(GraphStoreTest, StrictInsertAndDeletesRecordTheirEffects) {
 // used to hold 460 MB).
 TEST_F(GraphStoreTest, CachesKeepOnlyRecentVersionsOfEachTable) {
   Snapshot first = *graph_->Latest();
-  for (int i = 0; i < 3 * static_cast<int>(kCachedVersionsPerTable); ++i) {
+  for (int i = 0; i < 3 * static_cast<int>(TableCacheLimits{}.versions_per_table); ++i) {
     auto txn = Capture(*graph_);
     ASSERT_TRUE(txn.ok()) << txn.status().ToString();
     auto written = CommitTableChanges(*graph_, *txn, PersonAndKnows("p" + std::to_string(i)));
     ASSERT_TRUE(written.ok()) << written.status().ToString();
     ASSERT_TRUE(graph_->tables().CachedRows(*written->published.FindTable("node:Person")).ok());
     TableCache::Counts counts = graph_->cache_counts();
-    EXPECT_LE(counts.datasets, 2 * kCachedVersionsPerTable) << i;
-    EXPECT_LE(counts.table_data, 2 * kCachedVersionsPerTable) << i;
+    EXPECT_LE(counts.datasets, 2 * TableCacheLimits{}.versions_per_table) << i;
+    EXPECT_LE(counts.table_data, 2 * TableCacheLimits{}.versions_per_table) << i;
   }
-  EXPECT_EQ(graph_->cache_counts().datasets, 2 * kCachedVersionsPerTable);
+  EXPECT_EQ(graph_->cache_counts().datasets, 2 * TableCacheLimits{}.versions_per_table);
   // The newest version is still served from memory...
   Snapshot latest = *graph_->Latest();
   uint64_t reads_before = store_->counters().reads;
   auto data = graph_->tables().CachedRows(*latest.FindTable("node:Person"));
   ASSERT_TRUE(data.ok()) << data.status().ToString();
-  EXPECT_EQ((*data)->num_rows(), 3 * static_cast<int64_t>(kCachedVersionsPerTable));
+  EXPECT_EQ((*data)->num_rows(), 3 * static_cast<int64_t>(TableCacheLimits{}.versions_per_table));
   EXPECT_EQ(store_->counters().reads, reads_before);
   // ...and an evicted one is read again, exactly as it was.
   EXPECT_TRUE(PersonIds(first).empty());

@@ -488,6 +488,22 @@ TEST_F(ServerTest, AServerWithAPolicyButNoTokensRefusesToStart) {
   EXPECT_EQ(refused.status().message().rfind("a policy bundle is bound but no bearer tokens are configured", 0), 0u);
 }
 
+// Every handle of every served graph reads through the server's one engine
+// context: a table version is decoded once, whichever handle reads it, and
+// the process's default engine is not used.
+TEST_F(ServerTest, ServedHandlesShareTheServersEngine) {
+  Boot();
+  const api::Engine::Usage process_before = api::Engine::Process()->usage();
+  EXPECT_EQ(server_->engine().usage().table_versions, 0u);
+  for (const std::string branch : {"main", "main", "dev", "main"}) {
+    ASSERT_EQ(Call("POST", "/graphs/g1/query", "tok-a", Query(branch)).status, 200) << branch;
+  }
+  // One Doc version: dev was branched from main and pins the same one.
+  EXPECT_EQ(server_->engine().usage().table_versions, 1u);
+  EXPECT_EQ(api::Engine::Process()->usage().table_versions, process_before.table_versions);
+  EXPECT_EQ(api::Engine::Process()->usage().table_bytes, process_before.table_bytes);
+}
+
 TEST_F(ServerTest, StalledExportsHoldNoHandleReadsNeed) {
   // Enough rows for more pieces than an export queues (2 × 64 KiB).
   std::string rows;

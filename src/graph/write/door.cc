@@ -156,7 +156,7 @@ Result<DoorOutcome> CommitThroughDoor(GraphStore& graph, const WriteTxn& txn, st
     OG_FAILPOINT(failpoint::kGraphAfterStaging);
 
     // Gates in the fixed order: schema permit, branch, sorted tables.
-    HeldGates gates(Gates::For(graph.store()->Uri(graph.root())), door_options.schema_access, {txn.ref().branch},
+    HeldGates gates(Gates::For(graph.uri()), door_options.schema_access, {txn.ref().branch},
                     tables);
     OG_RETURN_IF_ERROR(RecheckAuthority(graph, txn));
 
