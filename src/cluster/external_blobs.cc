@@ -110,4 +110,24 @@ std::optional<std::string> PersistedExternalBlobPolicyJson(const ExternalBlobPol
   return object.dump();
 }
 
+Result<ExternalBlobPolicy> ParsePersistedExternalBlobPolicy(std::string_view json) {
+  auto invalid = [](std::string_view reason) {
+    return Refuse("invalid persisted external blob policy: " + std::string(reason));
+  };
+  nlohmann::json object = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (object.is_discarded() || !object.is_object()) return invalid("not a JSON object");
+  if (object.value("mode", nlohmann::json()) != "allow") return invalid("mode is not \"allow\"");
+  auto bases = object.find("bases");
+  if (bases == object.end() || !bases->is_array()) return invalid("bases is not an array");
+  ExternalBlobPolicy policy;
+  for (const nlohmann::json& base : *bases) {
+    if (!base.is_object() || !base.contains("uri") || !base["uri"].is_string() || !base.contains("scope") ||
+        !base["scope"].is_string()) {
+      return invalid("a base lacks a string uri or scope");
+    }
+    policy.bases.push_back(ExternalBlobBase{base["uri"].get<std::string>(), base["scope"].get<std::string>()});
+  }
+  return policy;
+}
+
 }  // namespace omnigraph::cluster

@@ -50,4 +50,11 @@ ExternalBlobPolicy CheckExternalBlobPolicy(const std::string& graph_id, const st
 // none for Deny, which is never persisted.
 std::optional<std::string> PersistedExternalBlobPolicyJson(const ExternalBlobPolicy& policy);
 
+// Reads a persisted policy back (the ledger's `external_blob_policy`),
+// keeping its bases as written (the server re-checks them when it opens
+// the graph). Errors: InvalidArgument "invalid persisted external blob
+// policy: <reason>" for text that is not that JSON object (mode other than
+// "allow", a base without string `uri` and `scope`).
+Result<ExternalBlobPolicy> ParsePersistedExternalBlobPolicy(std::string_view json);
+
 }  // namespace omnigraph::cluster

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cluster/catalog.h"
 #include "cluster/command.h"
 #include "cluster/config.h"
@@ -22,6 +24,18 @@ constexpr std::string_view kGraphPrefix = "graph.";
 constexpr std::string_view kPolicyPrefix = "policy.";
 
 bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// The NAME of the `${NAME}` api_key in the applied profile of the provider
+// at `provider_address`, if it has one.
+std::optional<std::string> ApiKeyVariable(const ClusterState& state, const std::string& provider_address) {
+  auto provider = state.resources.find(provider_address);
+  if (provider == state.resources.end() || !provider->second.embedding_profile) return std::nullopt;
+  nlohmann::json profile = nlohmann::json::parse(*provider->second.embedding_profile, nullptr, false);
+  if (!profile.is_object() || !profile.contains("api_key") || !profile["api_key"].is_string()) return std::nullopt;
+  const std::string key = profile["api_key"].get<std::string>();
+  if (key.size() < 4 || !StartsWith(key, "${") || key.back() != '}') return std::nullopt;
+  return key.substr(2, key.size() - 3);
+}
 
 // The storage root `argument` names (§5, §2.1): a `file://` root as is,
 // else the config dir's `storage:` when cluster.yaml parses, else the dir.
@@ -138,6 +152,17 @@ Result<ServingSnapshot> ReadServingSnapshot(const std::string& argument) {
     ServingGraph graph;
     graph.id = id;
     graph.root = (fs::path(*root) / "graphs" / (id + ".omni")).string();
+    if (resource.external_blob_policy) {
+      auto policy = ParsePersistedExternalBlobPolicy(*resource.external_blob_policy);
+      if (!policy.ok()) {
+        Diagnostic warning = WarningDiagnostic("invalid_external_blob_policy", address, policy.status().message());
+        snapshot.quarantined.emplace(id, warning);
+        snapshot.warnings.push_back(warning);
+        continue;
+      }
+      graph.external_blobs = std::move(*policy);
+    }
+    if (resource.embedding_provider) graph.embedding_api_key_env = ApiKeyVariable(state, *resource.embedding_provider);
     graphs.emplace(id, std::move(graph));
   }
   for (const auto& [address, resource] : state.resources) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster/diagnostics.h"
+#include "cluster/external_blobs.h"
 #include "util/status.h"
 
 namespace omnigraph::cluster {
@@ -26,6 +27,12 @@ struct ServingGraph {
   std::map<std::string, std::string> queries;   // stored query name -> whole .gq source
   std::optional<std::string> policy_name;       // the bundle bound to graph.<g>, if any
   std::optional<std::string> policy_source;     // its YAML
+  // The ledger's external-blob policy (§1.5, as persisted; empty: Deny).
+  ExternalBlobPolicy external_blobs;
+  // The environment variable the graph's embedding provider takes its
+  // api_key from (`${NAME}` in the applied profile), if it names one.
+  // Secrets are read only at server boot (§1.4).
+  std::optional<std::string> embedding_api_key_env;
 };
 
 struct ServingSnapshot {

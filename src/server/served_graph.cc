@@ -23,7 +23,8 @@ ServedGraph::Lease::~Lease() {
 Result<std::unique_ptr<ServedGraph>> ServedGraph::Open(std::string id, std::string root,
                                                        std::shared_ptr<const policy::Evaluator> policy,
                                                        const std::map<std::string, std::string>& queries,
-                                                       size_t pool_size, api::EnginePtr engine) {
+                                                       size_t pool_size, api::EnginePtr engine,
+                                                       const exec::ExternalBlobPolicy& blob_policy) {
   std::unique_ptr<ServedGraph> graph(new ServedGraph());
   graph->id_ = std::move(id);
   graph->root_ = std::move(root);
@@ -32,9 +33,11 @@ Result<std::unique_ptr<ServedGraph>> ServedGraph::Open(std::string id, std::stri
   OG_ASSIGN_OR_RETURN(graph->writer_, api::Omnigraph::Open(graph->root_, graph->engine_));
   // The engine checks every write again (defence in depth, §2.4).
   graph->writer_->set_policy(graph->policy_);
+  graph->writer_->set_external_blob_policy(blob_policy);
   for (size_t i = 0; i < std::max<size_t>(pool_size, 1); ++i) {
     OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> handle, api::Omnigraph::Open(graph->root_, graph->engine_));
     handle->set_policy(graph->policy_);
+    handle->set_external_blob_policy(blob_policy);
     graph->idle_.push_back(handle.get());
     graph->handles_.push_back(std::move(handle));
   }

@@ -36,7 +36,8 @@ struct StoredQuery {
 class ServedGraph {
  public:
   // Opens `root` with one writer handle and `pool_size` reader handles (at
-  // least 1), all reading through `engine`'s caches. `queries` maps a
+  // least 1), all reading through `engine`'s caches and admitting the
+  // external Blob URIs `blob_policy` admits. `queries` maps a
   // stored query's name to its file's source; each is parsed and its
   // declaration selected, then type-checked against the live schema.
   // Errors: those of api::Omnigraph::Open; InvalidArgument "graph '<g>': N
@@ -45,7 +46,8 @@ class ServedGraph {
   static Result<std::unique_ptr<ServedGraph>> Open(std::string id, std::string root,
                                                    std::shared_ptr<const policy::Evaluator> policy,
                                                    const std::map<std::string, std::string>& queries,
-                                                   size_t pool_size, api::EnginePtr engine);
+                                                   size_t pool_size, api::EnginePtr engine,
+                                                   const exec::ExternalBlobPolicy& blob_policy);
 
   const std::string& id() const { return id_; }
   const std::string& uri() const { return root_; }

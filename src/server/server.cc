@@ -24,6 +24,36 @@ Result<std::shared_ptr<const policy::Evaluator>> CompileBundle(const std::string
   return std::shared_ptr<const policy::Evaluator>(std::make_shared<policy::Evaluator>(std::move(bundle)));
 }
 
+// Quarantines each graph whose embedding provider's api_key variable is not
+// set: secrets are read at boot only (cluster.md §1.4, §5 registry step).
+void ResolveProviderSecrets(const Environment& environment, cluster::ServingSnapshot* snapshot) {
+  std::vector<cluster::ServingGraph> resolved;
+  for (cluster::ServingGraph& graph : snapshot->graphs) {
+    if (!graph.embedding_api_key_env || environment(*graph.embedding_api_key_env)) {
+      resolved.push_back(std::move(graph));
+      continue;
+    }
+    cluster::Diagnostic warning = cluster::WarningDiagnostic(
+        "embedding_api_key_missing", "graph." + graph.id,
+        "embedding provider for graph '" + graph.id + "': embedding api_key env var '" +
+            *graph.embedding_api_key_env + "' is not set");
+    snapshot->quarantined.emplace(graph.id, warning);
+    snapshot->warnings.push_back(std::move(warning));
+  }
+  snapshot->graphs = std::move(resolved);
+}
+
+// The graph's external-blob policy as a server applies it (cluster.md §5):
+// its server_safe bases (embedded_only ones are dropped; none is Deny).
+// Errors: those of exec::ExternalBlobPolicy::Allow.
+Result<exec::ExternalBlobPolicy> ServedBlobPolicy(const cluster::ServingGraph& graph) {
+  std::vector<exec::ExternalBlobBase> bases;
+  for (const cluster::ExternalBlobBase& base : graph.external_blobs.bases) {
+    if (base.scope == "server_safe") bases.push_back({base.uri, exec::ExternalBlobScope::kServerSafe});
+  }
+  return exec::ExternalBlobPolicy::Allow(std::move(bases));
+}
+
 // Opens one graph of the snapshot; a failure is the graph's quarantine.
 Result<std::unique_ptr<ServedGraph>> OpenServingGraph(const cluster::ServingGraph& graph, size_t handles,
                                                       const api::EnginePtr& engine) {
@@ -31,13 +61,16 @@ Result<std::unique_ptr<ServedGraph>> OpenServingGraph(const cluster::ServingGrap
     return InvalidArgument("graph id '" + graph.id +
                            "' is not a valid server graph id (1-64 ASCII letters, digits or '-')");
   }
+  // Checked before the open, which may run engine recovery.
+  auto blob_policy = ServedBlobPolicy(graph);
+  if (!blob_policy.ok()) return blob_policy.status().WithContext("graph '" + graph.id + "' external blob policy");
   std::shared_ptr<const policy::Evaluator> evaluator;
   if (graph.policy_source) {
     auto compiled = CompileBundle(*graph.policy_name, *graph.policy_source, policy::Binding::kGraph);
     if (!compiled.ok()) return compiled.status().WithContext("graph '" + graph.id + "' policy bundle");
     evaluator = *compiled;
   }
-  auto opened = ServedGraph::Open(graph.id, graph.root, evaluator, graph.queries, handles, engine);
+  auto opened = ServedGraph::Open(graph.id, graph.root, evaluator, graph.queries, handles, engine, *blob_policy);
   if (!opened.ok()) return opened.status().WithContext("graph '" + graph.id + "'");
   return opened;
 }
@@ -84,6 +117,7 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
   server->openapi_path_ = options.openapi_path;
   server->engine_ = std::make_shared<api::Engine>(api::EngineOptions::WithCacheBudget(options.cache_bytes));
   OG_ASSIGN_OR_RETURN(cluster::ServingSnapshot snapshot, cluster::ReadServingSnapshot(options.cluster));
+  ResolveProviderSecrets(environment, &snapshot);
   for (const cluster::Diagnostic& warning : snapshot.warnings) {
     *log += "warning: [" + warning.code + "] " + warning.path + ": " + warning.message + "\n";
   }
@@ -94,6 +128,12 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
       message += "\n  [" + warning.code + "] " + warning.path + ": " + warning.message;
     }
     return InvalidArgument(message);
+  }
+  if (snapshot.graphs.empty()) {
+    std::string names;
+    for (const auto& [id, warning] : snapshot.quarantined) names += (names.empty() ? "" : ", ") + id;
+    return InvalidArgument("the cluster at '" + options.cluster + "' has no healthy graphs to serve (quarantined: " +
+                           names + ")");
   }
   if (snapshot.server_policy_source) {
     auto compiled =

@@ -77,6 +77,42 @@ TEST_F(ServingTest, ATamperedOrMissingPayloadRefusesTheBoot) {
             std::string::npos);
 }
 
+// What the server needs to apply at boot (§5): the graph's persisted
+// external-blob policy and the variable its provider's api_key names.
+TEST_F(ServingTest, ExternalBlobPolicyAndProviderSecretReachTheServer) {
+  ClusterState state = root_.Ledger();
+  StateResource& graph = state.resources.at("graph.knowledge");
+  graph.external_blob_policy =
+      R"({"mode":"allow","bases":[{"uri":"s3://assets/knowledge/","scope":"server_safe"}]})";
+  graph.embedding_provider = "provider.embedding.main";
+  StateResource provider{"provider-digest"};
+  provider.embedding_profile = R"({"kind":"openai","api_key":"${OPENAI_KEY}"})";
+  state.resources["provider.embedding.main"] = provider;
+  root_.WriteLedger(state);
+  auto snapshot = ReadServingSnapshot(root_.path());
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().message();
+  ASSERT_EQ(snapshot->graphs.size(), 1u);
+  EXPECT_EQ(snapshot->graphs[0].external_blobs.bases,
+            (std::vector<ExternalBlobBase>{{"s3://assets/knowledge/", "server_safe"}}));
+  EXPECT_EQ(snapshot->graphs[0].embedding_api_key_env, "OPENAI_KEY");
+
+  // A mock provider without a key names no variable.
+  state.resources["provider.embedding.main"].embedding_profile = R"({"kind":"mock"})";
+  root_.WriteLedger(state);
+  snapshot = ReadServingSnapshot(root_.path());
+  ASSERT_TRUE(snapshot.ok());
+  EXPECT_EQ(snapshot->graphs[0].embedding_api_key_env, std::nullopt);
+
+  // A policy the server cannot read quarantines the graph (here its only one).
+  state.resources.at("graph.knowledge").external_blob_policy = R"({"mode":"deny"})";
+  root_.WriteLedger(state);
+  EXPECT_EQ(Refusal(),
+            "the cluster at '" + root_.path() + "' is not ready to serve:\n"
+            "  [cluster_no_healthy_graphs] __cluster/state.json: every applied graph is quarantined");
+  auto quarantined = ParsePersistedExternalBlobPolicy(R"({"mode":"deny"})");
+  EXPECT_EQ(quarantined.status().message(), "invalid persisted external blob policy: mode is not \"allow\"");
+}
+
 TEST(ClusterServingTest, NoLedgerOrNoGraphsIsNothingToServe) {
   ClusterRoot root;
   auto missing = ReadServingSnapshot(root.path());

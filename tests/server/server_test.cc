@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -113,6 +114,16 @@ class ServerTest : public ::testing::Test {
     auto booted = server::Server::Boot(options, MapEnvironment(environment), &log);
     ASSERT_TRUE(booted.ok()) << booted.status().message() << "\n" << log;
     server_ = std::move(*booted);
+  }
+
+  // Rewrites the ledger through `change` (as an apply would, by CAS).
+  void ChangeLedger(const std::function<void(cluster::ClusterState&)>& change) {
+    auto store = LocalStore::Make(dir_.path());
+    auto read = cluster::ReadState(*store, "");
+    ASSERT_TRUE(read.ok() && read->state);
+    cluster::ClusterState state = *read->state;
+    change(state);
+    ASSERT_TRUE(cluster::WriteState(*store, "", state, read->cas).ok());
   }
 
   static server::Environment MapEnvironment(std::map<std::string, std::string> values) {
@@ -502,6 +513,55 @@ TEST_F(ServerTest, ServedHandlesShareTheServersEngine) {
   EXPECT_EQ(server_->engine().usage().table_versions, 1u);
   EXPECT_EQ(api::Engine::Process()->usage().table_versions, process_before.table_versions);
   EXPECT_EQ(api::Engine::Process()->usage().table_bytes, process_before.table_bytes);
+}
+
+// cluster.md §1.4, §5: a provider's secret is read at boot; a missing one
+// quarantines the graph, naming the graph and the variable.
+TEST_F(ServerTest, AMissingProviderSecretQuarantinesItsGraph) {
+  ChangeLedger([](cluster::ClusterState& state) {
+    state.resources.at("graph.g1").embedding_provider = "provider.embedding.main";
+    cluster::StateResource provider{"provider-digest"};
+    provider.embedding_profile = R"({"kind":"openai","api_key":"${G1_EMBED_KEY}"})";
+    state.resources["provider.embedding.main"] = provider;
+  });
+  server::ServerOptions options;
+  options.cluster = dir_.path();
+  std::string log;
+  auto refused = server::Server::Boot(options, MapEnvironment({{"OMNIGRAPH_UNAUTHENTICATED", "1"}}), &log);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(log,
+            "warning: [embedding_api_key_missing] graph.g1: embedding provider for graph 'g1': embedding api_key "
+            "env var 'G1_EMBED_KEY' is not set\n");
+  EXPECT_EQ(refused.status().message(),
+            "the cluster at '" + dir_.path() + "' has no healthy graphs to serve (quarantined: g1)");
+  Boot({{"G1_EMBED_KEY", "secret"}});
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", Query("main")).status, 200);
+}
+
+// cluster.md §5: a served graph admits the external Blob URIs of its
+// server_safe bases, and none without a policy (Deny).
+TEST_F(ServerTest, ServedWritesAdmitExternalBlobsUnderTheGraphsServerSafeBases) {
+  auto insert = [&](const std::string& slug, const std::string& uri) {
+    json body{{"query", "query add($s: String, $f: Blob) { insert Doc { slug: $s, body: \"x\", file: $f } }"},
+              {"params", {{"s", slug}, {"f", uri}}}};
+    return Call("POST", "/graphs/g1/mutate", "tok-a", body);
+  };
+  Boot();
+  HttpResponse denied = insert("d2", "s3://assets/docs/a.pdf");
+  EXPECT_EQ(denied.status, 400) << denied.body;
+  server_.reset();
+
+  ChangeLedger([](cluster::ClusterState& state) {
+    state.resources.at("graph.g1").external_blob_policy =
+        R"({"mode":"allow","bases":[{"uri":"s3://assets/docs/","scope":"server_safe"},)"
+        R"({"uri":"s3://assets/private/","scope":"embedded_only"}]})";
+  });
+  Boot();
+  HttpResponse admitted = insert("d2", "s3://assets/docs/a.pdf");
+  EXPECT_EQ(admitted.status, 200) << admitted.body;
+  EXPECT_EQ(insert("d3", "s3://assets/private/b.pdf").status, 400);  // embedded_only: not for a server
+  EXPECT_EQ(insert("d4", "s3://elsewhere/c.pdf").status, 400);
+  EXPECT_EQ(Slugs("main"), (std::vector<std::string>{"d1", "d2"}));
 }
 
 TEST_F(ServerTest, StalledExportsHoldNoHandleReadsNeed) {
