@@ -26,6 +26,7 @@
 #include "graph/init.h"
 #include "graph/proposals.h"
 #include "graph/read_target.h"
+#include "io/export_exclusion.h"
 #include "io/local_store.h"
 
 namespace omnigraph::api {
@@ -338,6 +339,10 @@ Result<std::string> Omnigraph::Export(const ReadTarget& target, const std::vecto
 
 Status Omnigraph::ExportTo(const ReadTarget& target, const std::vector<std::string>& types,
                            const exec::ExportSink& sink) {
+  // Held until the last piece is handed over, so the root cannot be
+  // removed under a reader (cluster.md §4.4 step 7).
+  OG_ASSIGN_OR_RETURN(ExportRootExclusion reserved,
+                      ReserveExportRoot(*graph_->store(), graph_->root(), ExportRootUse::kExport));
   OG_ASSIGN_OR_RETURN(graph::Snapshot snapshot, Resolve(target));
   // A branch head holds the accepted schema (schema apply refuses while a
   // non-main branch is live), so only a past snapshot needs binding to it
@@ -489,6 +494,10 @@ Result<exec::ChangeFeedPage> Omnigraph::ChangesPoll(const std::string& branch, c
 Result<exec::ChangeBaseline> Omnigraph::ChangesBaseline(const std::string& branch, const exec::ChangeFilter& filter) {
   std::string name = graph::TrimBranchName(branch);
   OG_RETURN_IF_ERROR(graph::CheckPublicBranchName(name, "changes_baseline"));
+  // A baseline is an export (server.md §1.6): its root stays reserved
+  // while it is read, as ExportTo's does.
+  OG_ASSIGN_OR_RETURN(ExportRootExclusion reserved,
+                      ReserveExportRoot(*graph_->store(), graph_->root(), ExportRootUse::kExport));
   return exec::CaptureBaseline(*graph_, name, filter);
 }
 

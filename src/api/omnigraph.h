@@ -259,7 +259,14 @@ class Omnigraph {
                                 std::string_view params_json, const std::string& branch = "main",
                                 const std::optional<std::string>& if_commit = std::nullopt);
 
-  // NDJSON export (spec/surface.md §4.5) of `target`; `types` empty = every type.
+  // NDJSON export (spec/surface.md §4.5) of `target`; `types` empty = every
+  // type. The graph root is reserved for the export's whole run, shared
+  // (io/export_exclusion.h): a `cluster apply` deleting this graph meanwhile
+  // is refused with graph_delete_export_in_progress. Errors: Conflict
+  // (detail reason = graph_root_deleting) while a delete of the root is
+  // running, NotFound when it has removed the root; those of resolving the
+  // target as Query does; InvalidArgument "unknown export type 'T'";
+  // storage errors.
   Result<std::string> Export(const ReadTarget& target, const std::vector<std::string>& types);
   Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types) {
     return Export(ReadTarget{branch, std::nullopt}, types);
@@ -409,8 +416,10 @@ class Omnigraph {
   // BR-10.3: the export of `branch`'s head restricted to the filter's kinds
   // and types, its commit id, and the cursor that resumes the feed right
   // after it (bound to the whole filter, ops included).
+  // The graph root is reserved while the baseline is read, as Export's is.
   // Errors: InvalidArgument for an empty or reserved branch name; NotFound
-  // (kind branch_not_found); storage errors (VersionReclaimed).
+  // (kind branch_not_found); Conflict (detail reason = graph_root_deleting)
+  // while a delete of the root is running; storage errors (VersionReclaimed).
   Result<exec::ChangeBaseline> ChangesBaseline(const std::string& branch, const exec::ChangeFilter& filter = {});
 
   // BR-10.4: the net entity difference between two read targets (any

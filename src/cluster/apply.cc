@@ -12,6 +12,7 @@
 #include "cluster/observe.h"
 #include "cluster/records.h"
 #include "cluster/sweep.h"
+#include "io/export_exclusion.h"
 #include "util/failpoint.h"
 #include "util/failpoint_names.h"
 #include "util/sha256.h"
@@ -416,11 +417,27 @@ void ApplyRun::DeleteGraphs() {
       if (gate.resource == change.resource) approval_id = gate.approval_id;
     }
     if (graph_work_stopped_) {
+      Warn("graph_delete_skipped", change.resource,
+           fmt::format("graph '{}' was not deleted: an earlier graph operation of this run failed", id));
       failed_[id] = {"graph_delete_failed", "dependency_not_applied"};
       continue;
     }
-    // No engine export is tracked by this build, so no export-root
-    // exclusion is reserved (graph_delete_export_in_progress never arises).
+    // Held through the removal: an export of the root (in any process)
+    // refuses the delete, and an export starting meanwhile is refused.
+    const std::string graph_root = fmt::format("graphs/{}.omni", id);
+    auto reserved = ReserveExportRoot(*storage_->store, graph_root, ExportRootUse::kDelete);
+    if (!reserved.ok()) {
+      const bool exporting = reserved.status().code() == ErrorCode::kConflict;
+      Error(exporting ? "graph_delete_export_in_progress" : "graph_delete_failed", change.resource,
+            exporting ? fmt::format("cannot delete graph root '{}' while an export of it is running; "
+                                    "re-run `cluster apply` when it ends",
+                                    GraphRootUri(storage_->root, id))
+                      : fmt::format("could not reserve graph root '{}' for deletion: {}",
+                                    GraphRootUri(storage_->root, id), reserved.status().message()));
+      failed_[id] = {"graph_delete_failed", "dependency_not_applied"};
+      graph_work_stopped_ = true;
+      continue;
+    }
     RecoverySidecar sidecar = NewSidecar("graph_delete", id);
     sidecar.approval_id = approval_id;
     if (Status written = WriteRecoverySidecar(*storage_->store, "", sidecar); !written.ok()) {
@@ -433,7 +450,7 @@ void ApplyRun::DeleteGraphs() {
       graph_work_stopped_ = true;
       continue;
     }
-    if (Status removed = storage_->store->DeletePrefix(fmt::format("graphs/{}.omni", id)); !removed.ok()) {
+    if (Status removed = storage_->store->DeletePrefix(graph_root); !removed.ok()) {
       Error("graph_delete_failed", change.resource,
             fmt::format("could not delete graph root '{}': {}", sidecar.graph_uri, removed.message()));
       failed_[id] = {"graph_delete_failed", "dependency_not_applied"};

@@ -608,6 +608,46 @@ Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::LockExclusive(const std::
   return std::unique_ptr<Lock>(new FileLock(fd));
 }
 
+Result<std::unique_ptr<ObjectStore::Lock>> LocalStore::TryLockDirectory(const std::string& prefix,
+                                                                        DirectoryLockMode mode) {
+  const std::string full = FullPath(prefix);
+  int fd;
+  do {
+    fd = ::open(full.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) return NotFound(fmt::format("lock '{}': no such directory", full));
+    return ErrnoStatus("lock", full, err);
+  }
+  auto held = std::make_unique<FileLock>(fd);  // closes the descriptor on a failure below
+  int rc;
+  do {
+    rc = ::flock(fd, (mode == DirectoryLockMode::kShared ? LOCK_SH : LOCK_EX) | LOCK_NB);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    if (err == EWOULDBLOCK) {
+      return Status(ErrorCode::kConflict, fmt::format("lock '{}': held by another holder", full));
+    }
+    return ErrnoStatus("lock", full, err);
+  }
+  // A holder that removed the directory released it only after the
+  // removal: the descriptor opened before then names a directory that is
+  // gone (or a new one now holds the name).
+  struct stat locked, named;
+  if (::fstat(fd, &locked) != 0) return ErrnoStatus("lock", full, errno);
+  if (::stat(full.c_str(), &named) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) return NotFound(fmt::format("lock '{}': the directory was removed", full));
+    return ErrnoStatus("lock", full, err);
+  }
+  if (locked.st_dev != named.st_dev || locked.st_ino != named.st_ino) {
+    return NotFound(fmt::format("lock '{}': the directory was removed", full));
+  }
+  return std::unique_ptr<Lock>(std::move(held));
+}
+
 Result<int64_t> LocalStore::ModifiedUnixNanos(const std::string& path) {
   ++counters_.reads;
   std::string full = FullPath(path);

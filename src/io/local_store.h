@@ -56,6 +56,13 @@ class LocalStore final : public ObjectStore {
   Result<std::unique_ptr<Lock>> LockExclusive(const std::string& path,
                                               std::chrono::milliseconds max_wait = kWaitForever) override;
 
+  // flock(2) on the directory `prefix` itself (LOCK_SH or LOCK_EX, with
+  // LOCK_NB), opened read-only; the kernel releases it when the holder's
+  // process dies. After locking, the directory still named `prefix` must be
+  // the one locked (same device and inode), so a lock taken on a directory
+  // that a concurrent holder removed is NotFound, not a lock on nothing.
+  Result<std::unique_ptr<Lock>> TryLockDirectory(const std::string& prefix, DirectoryLockMode mode) override;
+
   const std::string& root() const { return root_; }
 
   // Last modification time of the object `path`, Unix nanoseconds (the

@@ -179,6 +179,22 @@ class ObjectStore {
     return std::unique_ptr<Lock>();
   }
 
+  // A shared or exclusive advisory lock on the directory `prefix` ("" =
+  // the store's root), held until the returned object is destroyed and
+  // honoured by every process using this store; the export-root exclusion
+  // (io/export_exclusion.h) is built on it. Never waits. Shared holders
+  // coexist; an exclusive holder excludes every other. Stores that cannot
+  // lock directories return nullptr at once: nothing is held.
+  // Errors: Conflict when a holder in an excluding mode has the directory;
+  // NotFound when the directory does not exist, or was removed or replaced
+  // while it was being locked; IoError.
+  enum class DirectoryLockMode { kShared, kExclusive };
+  virtual Result<std::unique_ptr<Lock>> TryLockDirectory(const std::string& prefix, DirectoryLockMode mode) {
+    (void)prefix;
+    (void)mode;
+    return std::unique_ptr<Lock>();
+  }
+
   StoreCounters& counters() { return counters_; }
 
  protected:

@@ -1,6 +1,9 @@
 // `cluster apply` and `cluster approve` (spec/cluster.md §4.4, §4.5; §7
 // scenarios 14–22): payloads, statuses, graph creation, schema updates,
 // dependency blocking, approval gates and approved deletes.
+#include <future>
+#include <thread>
+
 #include <gtest/gtest.h>
 
 #include "api/omnigraph.h"
@@ -289,16 +292,16 @@ TEST(ClusterApplyTest, SchemaApplyOnAGraphWithBranchesIsRefused) {
             std::vector<std::string>{"schema_apply_failed"});
 }
 
-// A ledger that also holds graph `old` (schema + one query), which the
+// A ledger that also holds graph `id` (schema + one query), which the
 // config no longer declares; its root exists when `with_root`.
-void AddOldGraph(const ClusterRoot& root, bool with_root) {
+void AddOldGraph(const ClusterRoot& root, bool with_root, const std::string& id = "old") {
   ClusterState state = root.Ledger();
-  state.resources["schema.old"] = {root.DigestOf("people.pg")};
-  state.resources["query.old.find_person"] = {root.DigestOf("people.gq")};
-  state.resources["graph.old"] = {LedgerGraphDigest(state, "old", std::nullopt, std::nullopt)};
+  state.resources["schema." + id] = {root.DigestOf("people.pg")};
+  state.resources["query." + id + ".find_person"] = {root.DigestOf("people.gq")};
+  state.resources["graph." + id] = {LedgerGraphDigest(state, id, std::nullopt, std::nullopt)};
   root.WriteLedger(state);
   if (with_root) {
-    ASSERT_TRUE(api::Omnigraph::Init(root.At("graphs/old.omni"), kPeopleSchema, "people.pg").ok());
+    ASSERT_TRUE(api::Omnigraph::Init(root.At("graphs/" + id + ".omni"), kPeopleSchema, "people.pg").ok());
   }
 }
 
@@ -366,15 +369,102 @@ TEST(ClusterApproveTest, WritesDigestBoundArtifactAndStaleApprovalIsIgnored) {
   EXPECT_TRUE(HasCode(stale.diagnostics, "approval_stale"));
 }
 
-// §7 scenario 22 (no engine export tracking exists, so the
-// export-in-progress refusal is not exercised).
+// An export of `uri` running on its own thread, stopped inside its first
+// piece until Release(): it holds the export-root exclusion all along.
+class RunningExport {
+ public:
+  explicit RunningExport(const std::string& uri) {
+    auto graph = api::Omnigraph::Open(uri);
+    EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+    if (!graph.ok()) return;
+    thread_ = std::thread([this, graph = std::move(*graph)]() mutable {
+      bool first = true;
+      result_ = graph->ExportTo({}, {}, [&](std::string_view) {
+        if (first) {
+          first = false;
+          started_.set_value();
+          released_.wait();
+        }
+        return Status::OK();
+      });
+      if (first) started_.set_value();  // it failed before any piece
+    });
+    started_.get_future().wait();
+  }
+  ~RunningExport() { (void)Release(); }
+  // Lets the export finish and returns its result.
+  Status Release() {
+    if (thread_.joinable()) {
+      release_.set_value();
+      thread_.join();
+    }
+    return result_;
+  }
+
+ private:
+  std::promise<void> started_;
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+  std::thread thread_;
+  Status result_;
+};
+
+// §7 scenario 22: a running export refuses the approved delete
+// (graph_delete_export_in_progress), which leaves the graph, its ledger
+// entries and the approval alone; the next apply deletes it, tombstones it
+// and consumes the approval; a third writes nothing.
 TEST(ClusterApplyTest, ExecutesApprovedGraphDelete) {
   ClusterRoot root;
   root.Seed();
   ASSERT_TRUE(RunApply(root.Options()).ok);
   AddOldGraph(root, true);
+  {
+    auto old = api::Omnigraph::Open(root.At("graphs/old.omni"));
+    ASSERT_TRUE(old.ok());
+    ASSERT_TRUE((*old)->Load("{\"type\":\"Person\",\"data\":{\"name\":\"ada\"}}\n", "people.jsonl",
+                             api::LoadMode::kAppend).ok());
+  }
   const ApproveReport approval = RunApprove(root.Options("andrew"), "graph.old");
   ASSERT_TRUE(approval.ok);
+
+  RunningExport exporting(root.At("graphs/old.omni"));
+  const std::string before = root.LedgerBytes();
+  const ApplyReport refused = RunApply(root.Options());
+  EXPECT_FALSE(refused.ok);
+  ASSERT_EQ(Codes(refused.diagnostics),
+            (std::vector<std::string>{"graph_delete_export_in_progress", "apply_dependency_blocked",
+                                      "apply_dependency_blocked", "apply_dependency_blocked"}))
+      << Describe(refused.diagnostics);
+  EXPECT_EQ(refused.diagnostics[0].severity, Severity::kError);
+  EXPECT_EQ(refused.diagnostics[0].path, "graph.old");
+  EXPECT_EQ(refused.diagnostics[0].message,
+            "cannot delete graph root '" + root.At("graphs/old.omni") +
+                "' while an export of it is running; re-run `cluster apply` when it ends");
+  EXPECT_EQ(Dispositions(refused.changes),
+            (std::vector<Row>{{"graph.old", "blocked", "graph_delete_failed"},
+                              {"query.old.find_person", "blocked", "dependency_not_applied"},
+                              {"schema.old", "blocked", "dependency_not_applied"}}));
+  EXPECT_EQ(refused.applied_count, 0u);
+  EXPECT_EQ(refused.deferred_count, 3u);
+  EXPECT_FALSE(refused.converged);
+  EXPECT_TRUE(refused.state_written);  // the blocked statuses
+  EXPECT_TRUE(root.Exists("graphs/old.omni/__manifest"));
+  {
+    const ClusterState state = root.Ledger();
+    const ClusterState previous = *ParseState(before);
+    EXPECT_EQ(state.state_revision, previous.state_revision + 1);
+    EXPECT_EQ(state.resources, previous.resources);  // the subtree stays authoritative
+    EXPECT_EQ(state.resource_statuses.at("graph.old").conditions, std::vector<std::string>{"graph_delete_failed"});
+    EXPECT_EQ(state.resource_statuses.at("schema.old").conditions,
+              std::vector<std::string>{"dependency_not_applied"});
+    EXPECT_EQ(state.observations.count("graph.old"), 0u);
+    EXPECT_TRUE(state.approval_records.empty());
+  }
+  EXPECT_EQ(root.Approvals()[0].consumed_at, std::nullopt);
+  EXPECT_TRUE(root.Sidecars().empty());
+  // The export never saw a half-deleted root.
+  EXPECT_TRUE(exporting.Release().ok());
+
   const ApplyReport report = RunApply(root.Options());
   ASSERT_TRUE(report.ok) << Describe(report.diagnostics);
   EXPECT_EQ(Dispositions(report.changes), (std::vector<Row>{{"graph.old", "applied", ""},
@@ -398,8 +488,57 @@ TEST(ClusterApplyTest, ExecutesApprovedGraphDelete) {
   EXPECT_TRUE(root.Sidecars().empty());
   const std::string bytes = root.LedgerBytes();
   const ApplyReport again = RunApply(root.Options());
+  EXPECT_TRUE(again.ok);
+  EXPECT_TRUE(again.converged);
   EXPECT_FALSE(again.state_written);
   EXPECT_EQ(root.LedgerBytes(), bytes);
+}
+
+// A refused delete stops the run's later graph deletes (graph_delete_skipped),
+// which the next apply carries out with their still-unconsumed approvals.
+TEST(ClusterApplyTest, ADeleteRefusedForAnExportSkipsTheLaterDeletes) {
+  ClusterRoot root;
+  root.Seed();
+  ASSERT_TRUE(RunApply(root.Options()).ok);
+  AddOldGraph(root, true, "old");
+  AddOldGraph(root, true, "older");
+  {
+    auto old = api::Omnigraph::Open(root.At("graphs/old.omni"));
+    ASSERT_TRUE(old.ok());
+    ASSERT_TRUE((*old)->Load("{\"type\":\"Person\",\"data\":{\"name\":\"ada\"}}\n", "people.jsonl",
+                             api::LoadMode::kAppend).ok());
+  }
+  ASSERT_TRUE(RunApprove(root.Options("andrew"), "graph.old").ok);
+  ASSERT_TRUE(RunApprove(root.Options("andrew"), "graph.older").ok);
+
+  RunningExport exporting(root.At("graphs/old.omni"));
+  const ApplyReport refused = RunApply(root.Options());
+  EXPECT_FALSE(refused.ok);
+  ASSERT_EQ(Codes(refused.diagnostics).size(), 8u) << Describe(refused.diagnostics);
+  EXPECT_EQ(Codes(refused.diagnostics)[0], "graph_delete_export_in_progress");
+  EXPECT_EQ(Codes(refused.diagnostics)[1], "graph_delete_skipped");
+  EXPECT_EQ(refused.diagnostics[1].severity, Severity::kWarning);
+  EXPECT_EQ(refused.diagnostics[1].path, "graph.older");
+  EXPECT_EQ(refused.diagnostics[1].message,
+            "graph 'older' was not deleted: an earlier graph operation of this run failed");
+  EXPECT_EQ(Dispositions(refused.changes),
+            (std::vector<Row>{{"graph.old", "blocked", "graph_delete_failed"},
+                              {"graph.older", "blocked", "graph_delete_failed"},
+                              {"query.old.find_person", "blocked", "dependency_not_applied"},
+                              {"query.older.find_person", "blocked", "dependency_not_applied"},
+                              {"schema.old", "blocked", "dependency_not_applied"},
+                              {"schema.older", "blocked", "dependency_not_applied"}}));
+  EXPECT_TRUE(root.Exists("graphs/old.omni/__manifest"));
+  EXPECT_TRUE(root.Exists("graphs/older.omni/__manifest"));
+  EXPECT_TRUE(exporting.Release().ok());
+
+  const ApplyReport report = RunApply(root.Options());
+  ASSERT_TRUE(report.ok) << Describe(report.diagnostics);
+  EXPECT_TRUE(report.converged);
+  EXPECT_EQ(report.applied_count, 6u);
+  EXPECT_FALSE(root.Exists("graphs/old.omni"));
+  EXPECT_FALSE(root.Exists("graphs/older.omni"));
+  for (const ApprovalArtifact& artifact : root.Approvals()) EXPECT_TRUE(artifact.consumed_at.has_value());
 }
 
 }  // namespace apply_test
