@@ -407,7 +407,7 @@ TEST_F(RemoteCliTest, AnAliasRunsItsStoredQueryAsQueryDoes) {
   Write("home/config.yaml",
         "servers:\n  dev:\n    url: " + server_->url() +
             "\n"
-            "defaults:\n  default_graph: g1\n"
+            "defaults:\n  default_graph: g1\n  output: kv\n"
             "aliases:\n"
             "  everyone:\n    server: dev\n    graph: g1\n    query: people\n"
             "  older:\n    server: dev\n    query: older\n    args: [min]\n    params:\n      min: 100\n"
@@ -429,7 +429,16 @@ TEST_F(RemoteCliTest, AnAliasRunsItsStoredQueryAsQueryDoes) {
   EXPECT_EQ(Run("alias older").out, none);
   EXPECT_EQ(Run("alias older 0").out, adults);
   EXPECT_EQ(Run("alias older --params '{\"min\":0}'").out, adults);
-  EXPECT_EQ(Run("alias older 0 --format table").out, Run("query older --params '{\"min\":0}'" + served).out);
+  EXPECT_EQ(Run("alias older 0 --format table").out,
+            Run("query older --params '{\"min\":0}' --format table" + served).out);
+  EXPECT_EQ(Run("alias older 0 --json").out, Run("query older --params '{\"min\":0}' --json" + served).out);
+  // defaults.output (kv) applies to an alias that names no format.
+  EXPECT_EQ(Run("alias everyone").out, Run("query people --format kv" + served).out);
+  for (const std::string& command : {std::string("alias everyone"), "query people" + served}) {
+    CliRun bad_format = Run(command + " --format xml");
+    EXPECT_EQ(bad_format.rc, 2) << command;
+    EXPECT_EQ(bad_format.err, "error: --format must be table, kv, csv, jsonl or json\n") << command;
+  }
   // Errors: too many ARGS, an unknown alias, a flag `alias` cannot use.
   CliRun extra = Run("alias older 1 2");
   EXPECT_EQ(extra.rc, 2);

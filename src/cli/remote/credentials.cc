@@ -35,10 +35,10 @@ std::string Environment(const std::string& name) {
 // sees it. Every reader and writer of the file goes through ScanLines, so
 // they agree on what a section and a token line are.
 struct CredentialLine {
-  std::string_view raw;                // the line with its newline, as in the file
+  std::string_view raw;                     // the line with its newline, as in the file
   std::optional<std::string_view> section;  // a `[name]` header: the name, trimmed
-  bool token = false;                  // a `token = value` line
-  std::string_view value;              // a token line's value, unquoted
+  bool token = false;                       // a `token = value` line
+  std::string_view value;                   // a token line's value, unquoted
 };
 
 std::vector<CredentialLine> ScanLines(std::string_view text) {
