@@ -142,8 +142,9 @@ Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFla
   }
   if (flags.yes && !accepts.yes) return UsageError(fmt::format("--yes applies to destructive writes; `{}` is not one", verb));
   if (!accepts.served && (!flags.server.empty() || !flags.graph.empty())) {
-    return UsageError(fmt::format("`{}` works on storage directly and cannot address a server; drop {}", verb,
-                                  !flags.server.empty() ? "--server" : "--graph"));
+    const char* flag = !flags.server.empty() ? "--server" : "--graph";
+    if (!accepts.store) return UsageError(fmt::format("`{}` addresses no graph; drop {}", verb, flag));
+    return UsageError(fmt::format("`{}` works on storage directly and cannot address a server; drop {}", verb, flag));
   }
   if (!flags.server.empty() && !flags.store.empty()) {
     return UsageError("pass the graph either with --store or with --server, not both");

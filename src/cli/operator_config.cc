@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion
 #include <yaml-cpp/yaml.h>
 
@@ -41,6 +42,30 @@ bool Contains(const std::vector<std::string_view>& keys, const std::string& key)
     if (k == key) return true;
   }
   return false;
+}
+
+// A YAML value as JSON: a map or list member by member, a quoted scalar
+// as a string, a plain scalar as YAML's core schema reads it (null, ~,
+// true, false, a number), else as a string.
+nlohmann::json YamlToJson(const YAML::Node& node) {
+  if (node.IsNull()) return nullptr;
+  if (node.IsSequence()) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& item : node) list.push_back(YamlToJson(item));
+    return list;
+  }
+  if (node.IsMap()) {
+    nlohmann::json map = nlohmann::json::object();
+    for (const auto& entry : node) map[entry.first.as<std::string>()] = YamlToJson(entry.second);
+    return map;
+  }
+  const std::string& text = node.Scalar();
+  if (node.Tag() != "?") return text;  // quoted, or explicitly tagged
+  if (text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  nlohmann::json number = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return number.is_number() ? number : nlohmann::json(text);
 }
 
 class Parser {
@@ -77,6 +102,7 @@ class Parser {
         // servers.<name> etc. are accepted without effect in this build;
         // profiles.<name> are kept, since a profile can address a store.
         OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
+        OperatorAlias* alias = name == "aliases" ? &config_.aliases[key] : nullptr;
         const bool server = name == "servers";
         if (entry.second.IsNull()) continue;
         if (!entry.second.IsMap()) return WrongKind(entry.second, path, "a map");
@@ -88,6 +114,8 @@ class Parser {
             Warn(path + "." + field_key);
           } else if (profile != nullptr) {
             OG_RETURN_IF_ERROR(ParseProfileValue(path + "." + field_key, field_key, field.second, profile));
+          } else if (alias != nullptr) {
+            OG_RETURN_IF_ERROR(ParseAliasValue(path + "." + field_key, field_key, field.second, alias));
           } else if (server && field_key == "url" && !field.second.IsNull()) {
             if (!field.second.IsScalar() || field.second.Scalar().empty()) {
               return WrongKind(field.second, path + ".url", "a non-empty http(s) URL");
@@ -152,6 +180,36 @@ class Parser {
                                        : field == "cluster" ? &profile->cluster
                                                             : &profile->default_graph;
     *slot = value.Scalar();
+    return Status::OK();
+  }
+
+  Status ParseAliasValue(const std::string& path, const std::string& field, const YAML::Node& value,
+                         OperatorAlias* alias) {
+    if (value.IsNull()) return Status::OK();
+    if (field == "args") {
+      if (!value.IsSequence()) return WrongKind(value, path, "a list of parameter names");
+      for (const auto& item : value) {
+        if (!item.IsScalar() || item.Scalar().empty()) return WrongKind(item, path, "a list of parameter names");
+        alias->args.push_back(item.Scalar());
+      }
+      return Status::OK();
+    }
+    if (field == "params") {
+      if (!value.IsMap()) return WrongKind(value, path, "a map of parameter values");
+      alias->params_json = YamlToJson(value).dump();
+      return Status::OK();
+    }
+    if (!value.IsScalar() || value.Scalar().empty()) return WrongKind(value, path, "a single non-empty value");
+    const std::string& text = value.Scalar();
+    if (field == "format") {
+      alias->format = exec::ParseOutputFormat(text);
+      if (!alias->format) return WrongKind(value, path, "table, kv, csv, jsonl or json", text);
+    } else {
+      std::optional<std::string>* slot = field == "server" ? &alias->server
+                                         : field == "graph" ? &alias->graph
+                                                            : &alias->query;
+      *slot = text;
+    }
     return Status::OK();
   }
 

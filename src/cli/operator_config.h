@@ -3,8 +3,9 @@
 // OMNIGRAPH_HOME is set.
 //
 // It uses the keys that address a graph (defaults.store, defaults.server,
-// defaults.default_graph, servers.<name>.url, profiles) and accepts the
-// rest of the documented schema (clusters, aliases) without effect. A key outside
+// defaults.default_graph, servers.<name>.url, profiles), the aliases of
+// `alias`, and accepts the rest of the documented schema (clusters)
+// without effect. A key outside
 // that schema is reported as a warning, never an error, so a config shared
 // with other versions keeps working.
 #pragma once
@@ -29,6 +30,17 @@ struct OperatorProfile {
   std::optional<std::string> default_graph;  // a graph on that server or cluster
 };
 
+// aliases.<name> (§5.5): a stored read query on a named server, run by
+// `omnigraph alias NAME [ARGS…]`.
+struct OperatorAlias {
+  std::optional<std::string> server;  // a server name (servers.<name>) or http(s) URL
+  std::optional<std::string> graph;   // the graph id on that server
+  std::optional<std::string> query;   // the stored query's name
+  std::vector<std::string> args;      // parameter names the positional ARGS bind to, in order
+  std::string params_json = "{}";     // fixed parameters, as a JSON object
+  std::optional<exec::OutputFormat> format;  // the read format given no --format/--json
+};
+
 struct OperatorConfig {
   std::string path;                              // the file read; "" when there was none
   std::optional<std::string> actor;              // operator.actor: the actor of writes given no --as
@@ -40,6 +52,7 @@ struct OperatorConfig {
   std::optional<size_t> table_max_column_width;  // defaults.table_max_column_width, in terminal columns
   bool table_cell_wrap = false;                  // defaults.table_cell_layout: wrap (else truncate)
   std::map<std::string, OperatorProfile> profiles;  // profiles.<name>, by name
+  std::map<std::string, OperatorAlias> aliases;     // aliases.<name>, by name
   std::vector<std::string> warnings;             // "<path>: unknown key 'a.b'", in file order
 };
 
@@ -54,7 +67,8 @@ std::string OperatorConfigPath(const char* omnigraph_home, const char* home);
 // (defaults.output not a format of §5.3, a width that is not a positive
 // integer, a layout other than truncate/wrap, a section that is not a map,
 // a profile value that is not a single value, a profile naming more than
-// one of store, server and cluster).
+// one of store, server and cluster, an alias's args that are not a list of
+// names, params that are not a map, a format not of §5.3).
 Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_view path);
 
 // Reads the file at OperatorConfigPath($OMNIGRAPH_HOME, $HOME). A missing

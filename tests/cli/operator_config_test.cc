@@ -114,6 +114,67 @@ TEST(OperatorConfig, BadValuesNameTheKey) {
   }
 }
 
+TEST(OperatorConfig, ReadsAliases) {
+  auto config = ParseOperatorConfig(R"(
+aliases:
+  older:
+    server: prod
+    graph: g1
+    query: older
+    args: [min, name]
+    params:
+      limit: 10
+      ratio: 0.5
+      exact: true
+      missing: ~
+      code: "007"
+      label: plain text
+      tags: [a, 2]
+    format: csv
+  bare:
+    server: https://og.example.com
+    query: people
+)",
+                                    "c.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_TRUE(config->warnings.empty());
+  ASSERT_EQ(config->aliases.size(), 2u);
+  const OperatorAlias& older = config->aliases.at("older");
+  EXPECT_EQ(older.server, "prod");
+  EXPECT_EQ(older.graph, "g1");
+  EXPECT_EQ(older.query, "older");
+  EXPECT_EQ(older.args, (std::vector<std::string>{"min", "name"}));
+  // Plain scalars read as YAML's core schema does; quoted ones stay strings.
+  EXPECT_EQ(older.params_json,
+            R"({"code":"007","exact":true,"label":"plain text","limit":10,"missing":null,"ratio":0.5,"tags":["a",2]})");
+  EXPECT_EQ(older.format, exec::OutputFormat::kCsv);
+  const OperatorAlias& bare = config->aliases.at("bare");
+  EXPECT_EQ(bare.server, "https://og.example.com");
+  EXPECT_FALSE(bare.graph.has_value());
+  EXPECT_TRUE(bare.args.empty());
+  EXPECT_EQ(bare.params_json, "{}");
+  EXPECT_FALSE(bare.format.has_value());
+}
+
+TEST(OperatorConfig, BadAliasesNameTheKey) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"aliases:\n  a:\n    args: min\n", "c.yaml:3:11: aliases.a.args must be a list of parameter names"},
+      {"aliases:\n  a:\n    args: [[x]]\n", "c.yaml:3:12: aliases.a.args must be a list of parameter names"},
+      {"aliases:\n  a:\n    params: [1]\n", "c.yaml:3:13: aliases.a.params must be a map of parameter values"},
+      {"aliases:\n  a:\n    format: xml\n",
+       "c.yaml:3:13: aliases.a.format must be table, kv, csv, jsonl or json, got 'xml'"},
+      {"aliases:\n  a:\n    query: [q]\n", "c.yaml:3:12: aliases.a.query must be a single non-empty value"},
+  };
+  for (const auto& [text, message] : cases) {
+    auto config = ParseOperatorConfig(text, "c.yaml");
+    ASSERT_FALSE(config.ok()) << text;
+    EXPECT_EQ(config.status().message(), message) << text;
+  }
+  auto unknown = ParseOperatorConfig("aliases:\n  a:\n    query: q\n    branch: b\n", "c.yaml");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(unknown->warnings, (std::vector<std::string>{"c.yaml: unknown key 'aliases.a.branch'"}));
+}
+
 TEST(OperatorConfig, SyntaxErrorsNameLineAndColumn) {
   auto config = ParseOperatorConfig("defaults:\n  output: csv\n  store: [unclosed\n", "c.yaml");
   ASSERT_FALSE(config.ok());

@@ -20,9 +20,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "api/wire/report_json.h"
+#include "cli/remote/changes_reader.h"
 #include "cli/remote/credentials.h"
 #include "cli/remote/http_client.h"
 #include "cli/remote/read_output.h"
+#include "cli/remote/schema_reader.h"
 #include "support/cli_runner.h"
 #include "support/server_process.h"
 
@@ -89,7 +92,9 @@ class RemoteCliTest : public testing::CliGraphTest {
     CliRun load = Run("load C/graphs/g1.omni --data data.jsonl --mode overwrite --quiet");
     ASSERT_EQ(load.rc, 0) << load.err;
     testing::WriteServingLedger(dir_.path() + "/C", {"g1"},
-                                {{"people", std::string(kQueries)}, {"set_age", std::string(kMutations)}});
+                                {{"people", std::string(kQueries)},
+                                 {"older", std::string(kQueries)},
+                                 {"set_age", std::string(kMutations)}});
   }
 
   // Starts the server, open or with `tokens_json`.
@@ -381,6 +386,163 @@ TEST_F(RemoteCliTest, TheBearerTokenFollowsTheOperatorChain) {
     // A URL no server entry names never sees a keyed token.
     Write("home/config.yaml", "servers:\n  dev:\n    url: http://127.0.0.1:1\n");
     EXPECT_EQ(Run(read + Served()).rc, 1);
+  }
+}
+
+TEST_F(RemoteCliTest, LoginSavesTheTokenServedCommandsSend) {
+  Serve("{\"alice\":\"s3cret\"}");
+  Write("home/config.yaml", "servers:\n  dev:\n    url: " + server_->url() + "\n");
+  const std::string read = "query people --query q.gq --format csv --server dev --graph g1";
+  EXPECT_EQ(Run(read).rc, 1);
+  CliRun login = Run("login dev --token s3cret");
+  ASSERT_EQ(login.rc, 0) << login.err;
+  EXPECT_EQ(login.err, "");
+  EXPECT_EQ(Run(read).out, Run(std::string("query people --query q.gq --format csv ") + kStore).out);
+  ASSERT_EQ(Run("logout dev").rc, 0);
+  EXPECT_EQ(Run(read).rc, 1);
+}
+
+TEST_F(RemoteCliTest, AnAliasRunsItsStoredQueryAsQueryDoes) {
+  Serve();
+  Write("home/config.yaml",
+        "servers:\n  dev:\n    url: " + server_->url() +
+            "\n"
+            "defaults:\n  default_graph: g1\n  output: kv\n"
+            "aliases:\n"
+            "  everyone:\n    server: dev\n    graph: g1\n    query: people\n"
+            "  older:\n    server: dev\n    query: older\n    args: [min]\n    params:\n      min: 100\n"
+            "    format: csv\n");
+  const std::string served = " --server dev --graph g1";
+  // The default format, --format and --json: exactly what `query NAME` prints.
+  for (const char* format : {"", " --format kv", " --format jsonl", " --json"}) {
+    CliRun alias = Run(std::string("alias everyone") + format);
+    EXPECT_EQ(alias.rc, 0) << format << "\n" << alias.err;
+    EXPECT_EQ(alias.out, Run(std::string("query people") + served + format).out) << format;
+    EXPECT_EQ(alias.err, "") << format;
+  }
+  // The alias's format (csv) beats defaults.output; its params bind $min
+  // (no one is older than 100), a positional ARG overrides them, and so
+  // does --params.
+  const std::string none = Run("query older --params '{\"min\":100}' --format csv" + served).out;
+  const std::string adults = Run("query older --params '{\"min\":0}' --format csv" + served).out;
+  ASSERT_NE(none, adults);
+  EXPECT_EQ(Run("alias older").out, none);
+  EXPECT_EQ(Run("alias older 0").out, adults);
+  EXPECT_EQ(Run("alias older --params '{\"min\":0}'").out, adults);
+  EXPECT_EQ(Run("alias older 0 --format table").out,
+            Run("query older --params '{\"min\":0}' --format table" + served).out);
+  EXPECT_EQ(Run("alias older 0 --json").out, Run("query older --params '{\"min\":0}' --json" + served).out);
+  // defaults.output (kv) applies to an alias that names no format.
+  EXPECT_EQ(Run("alias everyone").out, Run("query people --format kv" + served).out);
+  for (const std::string& command : {std::string("alias everyone"), "query people" + served}) {
+    CliRun bad_format = Run(command + " --format xml");
+    EXPECT_EQ(bad_format.rc, 2) << command;
+    EXPECT_EQ(bad_format.err, "error: --format must be table, kv, csv, jsonl or json\n") << command;
+  }
+  // Errors: too many ARGS, an unknown alias, a flag `alias` cannot use.
+  CliRun extra = Run("alias older 1 2");
+  EXPECT_EQ(extra.rc, 2);
+  EXPECT_EQ(extra.err, "error: alias 'older' takes 1 argument(s) (min), got 2\n");
+  CliRun unknown = Run("alias nope");
+  EXPECT_EQ(unknown.rc, 2);
+  EXPECT_EQ(unknown.err, "error: alias 'nope' is not in " + dir_.path() +
+                             "/home/config.yaml (aliases: everyone, older)\n");
+  CliRun flag = Run("alias everyone --server dev");
+  EXPECT_EQ(flag.rc, 2);
+  EXPECT_EQ(flag.err, "error: `alias` takes its server and graph from aliases.everyone; drop --server\n");
+  CliRun bad = Run("alias older --params '[1]'");
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(bad.err, "error: --params must be a JSON object\n");
+}
+
+TEST_F(RemoteCliTest, ABaselineIsTheSameSnapshotAndCursorAsTheStores) {
+  Serve();
+  for (const std::string filters : {"", " --type Person", " --kind edge --op insert"}) {
+    CliRun local = Run("changes baseline --json --out local.jsonl" + filters + " " + kStore);
+    CliRun served = Run("changes baseline --json --out served.jsonl" + filters + " " + Served());
+    ASSERT_EQ(local.rc, 0) << local.err;
+    EXPECT_EQ(served.rc, 0) << served.err;
+    EXPECT_EQ(served.out, local.out) << filters;
+    EXPECT_EQ(served.err, "");
+    std::ifstream local_file(dir_.path() + "/local.jsonl"), served_file(dir_.path() + "/served.jsonl");
+    const std::string local_text{std::istreambuf_iterator<char>(local_file), {}};
+    const std::string served_text{std::istreambuf_iterator<char>(served_file), {}};
+    EXPECT_EQ(served_text, local_text) << filters;
+    EXPECT_FALSE(served_text.empty() && filters.empty());
+  }
+  CliRun human = Run("changes baseline --out local.jsonl " + std::string(kStore));
+  CliRun served = Run("changes baseline --out local.jsonl " + Served());
+  EXPECT_EQ(served.rc, 0) << served.err;
+  EXPECT_EQ(served.out, human.out);
+  EXPECT_EQ(served.out.rfind("snapshot: local.jsonl\nsnapshot_commit_id: ", 0), 0u) << served.out;
+  // The same errors: a branch that does not exist, a bad filter.
+  ExpectSame("changes baseline --out x.jsonl --branch nope");
+  ExpectSame("changes baseline --out x.jsonl --kind vertex");
+}
+
+TEST_F(RemoteCliTest, SchemaApplyGoesToTheServer) {
+  Serve();
+  Write("wider.pg", std::string(kSchema) + "node City {\n  name: String @key\n}\n");
+  // A cluster-backed server refuses it (cluster.md §5): the ledger is the
+  // graph's only schema authority. The request went out, and the reply
+  // is reported as a local refusal is.
+  CliRun applied = Run("schema apply --schema wider.pg " + Served());
+  EXPECT_EQ(applied.rc, 1);
+  EXPECT_EQ(applied.out, "");
+  EXPECT_EQ(applied.err, "omnigraph schema apply → " + server_->url() +
+                             " (served)\nerror: server-side schema apply is disabled for cluster-backed serving; "
+                             "update the cluster config, run `omnigraph cluster apply`, and restart the server.\n");
+  CliRun actor = Run("schema apply --schema wider.pg --as ann " + Served());
+  EXPECT_EQ(actor.rc, 2);
+  EXPECT_EQ(actor.err, "error: --as applies to direct writes; a served `schema apply` is recorded as the actor its "
+                       "token authenticates\n");
+  // `schema plan` works on storage only.
+  CliRun plan = Run("schema plan --schema wider.pg " + Served());
+  EXPECT_EQ(plan.rc, 2);
+  EXPECT_EQ(plan.err, "error: `schema plan` works on storage directly and cannot address a server; drop --server\n");
+}
+
+TEST(RemoteClientTest, AServedSchemaApplyReplyReadsBackIntoTheLocalResult) {
+  exec::SchemaChangeResult result;
+  result.applied = true;
+  result.manifest_version = 7;
+  compiler::SchemaStep add{.kind = "add_type", .type_kind = "node", .type_name = "City"};
+  compiler::SchemaStep rename{.kind = "rename_property", .type_kind = "node", .type_name = "Person",
+                              .from = "age", .property = "years"};
+  compiler::SchemaStep drop{.kind = "drop_property", .type_kind = "node", .type_name = "Person",
+                            .property = "score", .mode = "hard"};
+  compiler::SchemaStep index{.kind = "add_constraint", .type_kind = "node", .type_name = "Person",
+                             .columns = std::vector<std::string>{"name", "born"}};
+  compiler::SchemaStep refused{.kind = "unsupported_change", .entity = "Person.tags", .reason = "type change",
+                               .code = "OG-MF-106", .tier = "destructive"};
+  result.plan.steps = {add, rename, drop, index, refused};
+  result.plan.supported = false;
+  auto read = remote::ParseSchemaApplyOutput(api::wire::SchemaApplyJson("/g", result));
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_FALSE(read->plan.supported);
+  EXPECT_TRUE(read->applied);
+  EXPECT_EQ(read->manifest_version, 7u);
+  ASSERT_EQ(read->plan.steps.size(), result.plan.steps.size());
+  for (size_t i = 0; i < result.plan.steps.size(); ++i) {
+    EXPECT_EQ(read->plan.steps[i].Describe(), result.plan.steps[i].Describe()) << i;
+  }
+  auto malformed = remote::ParseSchemaApplyOutput(nlohmann::ordered_json{{"supported", true}});
+  ASSERT_FALSE(malformed.ok());
+  EXPECT_EQ(malformed.status().message(), "the server's schema apply reply is malformed: 'applied' is not a boolean");
+}
+
+TEST(RemoteClientTest, ABaselineReplyNeedsItsTrailer) {
+  auto read = remote::ParseBaseline(
+      "{\"type\":\"P\",\"data\":{}}\n{\"baseline\":{\"snapshot_commit_id\":\"c1\",\"resume_cursor\":\"r1\"}}\n");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->snapshot, "{\"type\":\"P\",\"data\":{}}\n");
+  EXPECT_EQ(read->snapshot_commit_id, "c1");
+  EXPECT_EQ(read->resume_cursor, "r1");
+  auto empty = remote::ParseBaseline("{\"baseline\":{\"snapshot_commit_id\":\"c\",\"resume_cursor\":\"r\"}}\n");
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->snapshot, "");
+  for (const char* cut : {"", "{\"type\":\"P\",\"data\":{}}\n", "{\"type\":\"P\",\"data\":{}}\n{\"baseline\":{"}) {
+    EXPECT_FALSE(remote::ParseBaseline(cut).ok()) << cut;
   }
 }
 

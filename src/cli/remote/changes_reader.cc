@@ -147,4 +147,21 @@ Result<exec::ChangeFeedPage> ParseChangeFeedPage(std::string_view body) {
   return page;
 }
 
+Result<exec::ChangeBaseline> ParseBaseline(std::string body) {
+  if (body.empty() || body.back() != '\n') return MalformedChange("the baseline does not end with a complete line");
+  const size_t start = body.rfind('\n', body.size() - 2);
+  const size_t trailer = start == std::string::npos ? 0 : start + 1;
+  OG_ASSIGN_OR_RETURN(Members members,
+                      MembersOf(std::string_view(body).substr(trailer, body.size() - 1 - trailer), "the trailer"));
+  auto handshake = Find(members, "baseline");
+  if (!handshake || members.size() != 1) return MalformedChange("the baseline has no {\"baseline\":…} trailer");
+  OG_ASSIGN_OR_RETURN(Members fields, MembersOf(*handshake, "the baseline trailer"));
+  exec::ChangeBaseline baseline;
+  OG_ASSIGN_OR_RETURN(baseline.snapshot_commit_id, RequiredString(fields, "snapshot_commit_id"));
+  OG_ASSIGN_OR_RETURN(baseline.resume_cursor, RequiredString(fields, "resume_cursor"));
+  body.resize(trailer);
+  baseline.snapshot = std::move(body);
+  return baseline;
+}
+
 }  // namespace omnigraph::cli::remote

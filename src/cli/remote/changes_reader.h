@@ -7,6 +7,7 @@
 
 #include <string_view>
 
+#include "exec/changes/baseline.h"
 #include "exec/changes/change_feed.h"
 #include "exec/changes/commit_changes.h"
 #include "util/status.h"
@@ -21,5 +22,11 @@ Result<exec::CommitChangesPage> ParseCommitChangesPage(std::string_view body);
 // poll, or "cursor" and "caught_up" on its terminal page. Errors:
 // InvalidArgument naming what is malformed.
 Result<exec::ChangeFeedPage> ParseChangeFeedPage(std::string_view body);
+
+// The reply of POST /changes/baseline (BR-10.3): the snapshot's NDJSON
+// lines, then the terminal line {"baseline":{"snapshot_commit_id":…,
+// "resume_cursor":…}}, which is required (a reply cut short has none and
+// yields no cursor). Errors: InvalidArgument naming what is malformed.
+Result<exec::ChangeBaseline> ParseBaseline(std::string body);
 
 }  // namespace omnigraph::cli::remote

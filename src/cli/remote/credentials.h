@@ -26,6 +26,28 @@ std::string CredentialsPath();
 // headers, `token = value` lines, `#`/`;` comments); "" when absent.
 std::string TokenInCredentials(std::string_view text, std::string_view name);
 
+// `text` with section [<name>] holding exactly `token = <token>`: the
+// section's first token line is replaced (later ones dropped), or the
+// section is appended when absent. Other sections, lines and comments are
+// kept as they are.
+std::string WithToken(std::string_view text, std::string_view name, std::string_view token);
+
+// `text` without section [<name>] (its header and every line up to the
+// next header); `*removed` tells whether there was one.
+std::string WithoutSection(std::string_view text, std::string_view name, bool* removed);
+
+// The text of the credentials file at `path`, "" when it does not exist.
+// Errors: InvalidArgument when the file is readable or writable by group
+// or others (it must be 0600); IoError when it cannot be read.
+Result<std::string> ReadCredentials(const std::string& path);
+
+// Replaces the credentials file at `path` with `text`, durably and never
+// readable by others: the directory is created (0700) when missing, the
+// text written to a temporary file created 0600 beside it, fsynced,
+// renamed over `path`, and the directory fsynced. Errors: IoError naming
+// the step that failed (the temporary file is removed).
+Status WriteCredentials(const std::string& path, std::string_view text);
+
 // The token to send, "" for none. `server_name` is the operator-config
 // server the URL belongs to ("" for a URL no server entry names, which
 // skips the keyed chain). Errors: InvalidArgument when the credentials

@@ -247,6 +247,21 @@ Result<std::string> RemoteGraph::ChangesFeed(const std::string& query) {
   return Call(Get("/changes" + (query.empty() ? "" : "?" + query)));
 }
 
+Result<std::string> RemoteGraph::ChangesBaseline(const std::string& branch, const std::vector<std::string>& kinds,
+                                                 const std::vector<std::string>& types,
+                                                 const std::vector<std::string>& ops) {
+  Json body{{"branch", branch}};
+  if (!kinds.empty()) body["kind"] = kinds;
+  if (!types.empty()) body["type"] = types;
+  if (!ops.empty()) body["op"] = ops;
+  return Call(JsonPost("/changes/baseline", body));
+}
+
+Result<Json> RemoteGraph::SchemaApply(const std::string& schema_source, bool allow_data_loss) {
+  return CallJson(
+      JsonPost("/schema/apply", Json{{"schema_source", schema_source}, {"allow_data_loss", allow_data_loss}}));
+}
+
 Result<std::string> RemoteGraph::Export(const std::string& branch, const std::vector<std::string>& types) {
   Json body{{"branch", branch}};
   if (!types.empty()) body["type_names"] = types;

@@ -105,6 +105,14 @@ class RemoteGraph {
   Result<std::string> CommitChanges(const std::string& id, const std::string& query);
   // GET /graphs/{id}/changes?<query> → one feed page (raw).
   Result<std::string> ChangesFeed(const std::string& query);
+  // POST /graphs/{id}/changes/baseline {branch, kind, type, op} → the
+  // NDJSON reply, unparsed: the snapshot's lines, then the trailer
+  // {"baseline":{snapshot_commit_id, resume_cursor}} (remote::ParseBaseline).
+  Result<std::string> ChangesBaseline(const std::string& branch, const std::vector<std::string>& kinds,
+                                      const std::vector<std::string>& types, const std::vector<std::string>& ops);
+  // POST /graphs/{id}/schema/apply {schema_source, allow_data_loss} →
+  // SchemaApplyOutput.
+  Result<nlohmann::ordered_json> SchemaApply(const std::string& schema_source, bool allow_data_loss);
   // POST /graphs/{id}/export → NDJSON text.
   Result<std::string> Export(const std::string& branch, const std::vector<std::string>& types);
   // GET /graphs/{id}/snapshot?branch= → SnapshotOutput.

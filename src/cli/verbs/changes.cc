@@ -210,13 +210,28 @@ Status InstallDurably(const std::string& path, std::string_view bytes) {
   return directory->Put(target.filename().string(), bytes);
 }
 
-int RunChangesBaseline(Context& context, const BaselineOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "changes baseline", {}); !st.ok()) return context.Fail(st);
+// The baseline of the graph a command addresses: its store's, or the
+// server's POST /changes/baseline (§5.1), read back into the same type.
+Result<exec::ChangeBaseline> CaptureBaseline(const Context& context, const BaselineOptions& options) {
+  // The filter is checked here for a server too, so a bad one is the
+  // same usage error either way.
   auto filter = FilterOf(options);
-  if (!filter.ok()) return context.Fail(UsageError(filter.status().message()));
-  auto graph = OpenGraph(options.uri, context.flags);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto baseline = (*graph)->ChangesBaseline(options.branch, *filter);
+  if (!filter.ok()) return UsageError(filter.status().message());
+  if (AddressesServer(options.uri, context.flags)) {
+    OG_ASSIGN_OR_RETURN(remote::RemoteGraph graph, remote::RemoteGraph::Open(context.flags, options.uri));
+    OG_ASSIGN_OR_RETURN(std::string reply, graph.ChangesBaseline(options.branch, options.kinds, options.types,
+                                                                 options.ops));
+    return remote::ParseBaseline(std::move(reply));
+  }
+  OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, OpenGraph(options.uri, context.flags));
+  return graph->ChangesBaseline(options.branch, *filter);
+}
+
+int RunChangesBaseline(Context& context, const BaselineOptions& options) {
+  if (Status st = PrepareVerb(&context.flags, "changes baseline", {.served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
+  auto baseline = CaptureBaseline(context, options);
   if (!baseline.ok()) return context.Fail(baseline.status());
   if (Status st = InstallDurably(options.out, baseline->snapshot); !st.ok()) return context.Fail(st);
   if (context.flags.json) {

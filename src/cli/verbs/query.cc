@@ -12,7 +12,6 @@
 
 #include "cli/input.h"
 #include "compiler/query_parser.h"
-#include "cli/remote/read_output.h"
 #include "cli/remote/remote_graph.h"
 #include "cli/verbs/query_source.h"
 #include "cli/verbs/verbs.h"
@@ -39,15 +38,6 @@ void KeepFreedMemoryForReuse() {
   ::mallopt(M_TOP_PAD, 64 << 20);
 }
 
-// Prints a served read's ReadOutput `body` through the same layouts as a
-// local result (§5.3).
-int PrintServedRead(Context& context, std::string body, exec::OutputFormat format) {
-  auto read = remote::ServedRead::Parse(std::move(body));
-  if (!read.ok()) return context.Fail(read.status());
-  std::cout << exec::FormatGrid(read->Grid(), format, context.flags.table);
-  return kExitOk;
-}
-
 // The read on a server (§5.1): POST /query.
 int RunServedQuery(Context& context, const QueryOptions& options, const QueryRequest& request,
                    const std::string& params, exec::OutputFormat format) {
@@ -68,7 +58,8 @@ int RunServedQuery(Context& context, const QueryOptions& options, const QueryReq
   if (!options.snapshot.empty()) snapshot = options.snapshot;
   auto body = graph->Query(request.source, request.name, params, options.source.branch, snapshot);
   if (!body.ok()) return context.Fail(remote::WithSourceName(body.status(), request.source_file));
-  return PrintServedRead(context, std::move(*body), format);
+  if (Status st = PrintServedRead(context.flags, std::move(*body), format); !st.ok()) return context.Fail(st);
+  return kExitOk;
 }
 
 // `query NAME` without a source on a server: the stored query NAME
@@ -83,7 +74,8 @@ int RunStoredQuery(Context& context, const QueryOptions& options, exec::OutputFo
   auto body = graph->InvokeStored(call->name, call->params_json, snapshot ? "" : options.source.branch, snapshot,
                                   /*expect_mutation=*/false, std::nullopt);
   if (!body.ok()) return context.Fail(body.status());
-  return PrintServedRead(context, std::move(*body), format);
+  if (Status st = PrintServedRead(context.flags, std::move(*body), format); !st.ok()) return context.Fail(st);
+  return kExitOk;
 }
 
 int RunQuery(Context& context, const QueryOptions& options) {
@@ -91,19 +83,9 @@ int RunQuery(Context& context, const QueryOptions& options) {
   GlobalFlags& flags = context.flags;
   if (Status st = PrepareVerb(&flags, "query", {.served = true}); !st.ok()) return context.Fail(st);
   // Format precedence (§5.3): --json, --format, defaults.output, table.
-  exec::OutputFormat format = exec::OutputFormat::kTable;
-  if (flags.json) {
-    format = exec::OutputFormat::kJson;
-  } else if (!options.format.empty()) {
-    auto parsed = exec::ParseOutputFormat(options.format);
-    if (!parsed) {
-      std::cerr << "error: --format must be table, kv, csv, jsonl or json\n";
-      return kExitUsage;
-    }
-    format = *parsed;
-  } else if (flags.default_output) {
-    format = *flags.default_output;
-  }
+  auto read_format = ReadFormat(flags, options.format);
+  if (!read_format.ok()) return context.Fail(read_format.status());
+  const exec::OutputFormat format = *read_format;
   if (AddressesServer("", flags) && !HasQuerySource(options.source)) return RunStoredQuery(context, options, format);
   auto request = ResolveQueryRequest(options.source);
   if (!request.ok()) return context.Fail(request.status());

@@ -1,7 +1,10 @@
 #include "cli/verbs/query_source.h"
 
+#include <iostream>
+
 #include "cli/context.h"
 #include "cli/input.h"
+#include "cli/remote/read_output.h"
 
 namespace omnigraph::cli {
 
@@ -61,6 +64,24 @@ Result<StoredQueryCall> ResolveStoredQueryCall(const QuerySourceOptions& options
   }
   OG_ASSIGN_OR_RETURN(call.params_json, ReadParams(options.params, options.params_file));
   return call;
+}
+
+Result<exec::OutputFormat> ReadFormat(const GlobalFlags& flags, const std::string& format_flag,
+                                      std::optional<exec::OutputFormat> alias_format) {
+  if (flags.json) return exec::OutputFormat::kJson;
+  if (!format_flag.empty()) {
+    auto parsed = exec::ParseOutputFormat(format_flag);
+    if (!parsed) return UsageError("--format must be table, kv, csv, jsonl or json");
+    return *parsed;
+  }
+  if (alias_format) return *alias_format;
+  return flags.default_output.value_or(exec::OutputFormat::kTable);
+}
+
+Status PrintServedRead(const GlobalFlags& flags, std::string body, exec::OutputFormat format) {
+  OG_ASSIGN_OR_RETURN(remote::ServedRead read, remote::ServedRead::Parse(std::move(body)));
+  std::cout << exec::FormatGrid(read.Grid(), format, flags.table);
+  return Status::OK();
 }
 
 }  // namespace omnigraph::cli

@@ -2,10 +2,13 @@
 // run, from which source, with which parameters, on which branch.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/context.h"
+#include "exec/result_format.h"
 #include "util/status.h"
 
 namespace omnigraph::cli {
@@ -63,5 +66,16 @@ struct QueryRequest {
 // is given, or when both --query and --params-file read standard input;
 // as ReadFile.
 Result<QueryRequest> ResolveQueryRequest(const QuerySourceOptions& options);
+
+// The format of a read's output (§5.3): --json, else `format_flag`
+// (--format), else `alias_format` (an operator alias's), else the operator
+// config's defaults.output, else table. Errors: UsageError "--format must
+// be table, kv, csv, jsonl or json".
+Result<exec::OutputFormat> ReadFormat(const GlobalFlags& flags, const std::string& format_flag,
+                                      std::optional<exec::OutputFormat> alias_format = std::nullopt);
+
+// Prints a served read's ReadOutput `body` on stdout through the same
+// layouts as a local result (§5.3). Errors: as remote::ServedRead::Parse.
+Status PrintServedRead(const GlobalFlags& flags, std::string body, exec::OutputFormat format);
 
 }  // namespace omnigraph::cli

@@ -1,5 +1,5 @@
 // `schema show [URI]` (alias `get`), `schema plan` and `schema apply`
-// (surface §1.9, §5.2).
+// (surface §1.9, §5.2). `show` and `apply` also address a server.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,6 +10,7 @@
 #include "cli/input.h"
 #include "cli/cluster_guard.h"
 #include "cli/remote/remote_graph.h"
+#include "cli/remote/schema_reader.h"
 #include "cli/verbs/verbs.h"
 
 namespace omnigraph::cli {
@@ -53,10 +54,49 @@ struct SchemaChangeOptions {
   bool allow_data_loss = false;  // --allow-data-loss
 };
 
-// `schema plan` (apply = false) and `schema apply` (apply = true).
+// Prints the human form of a schema plan or apply, local or served alike.
+void PrintSchemaChange(std::string_view verb, std::string_view uri, const exec::SchemaChangeResult& result,
+                       bool apply) {
+  std::cout << fmt::format("{} for {}\n", verb, uri);
+  std::cout << "supported: " << (result.plan.supported ? "yes" : "no") << "\n";
+  if (apply) {
+    std::cout << "applied: " << (result.applied ? "yes" : "no") << "\n";
+    std::cout << "graph_manifest_version: " << result.manifest_version << "\n";
+  }
+  if (result.plan.steps.empty()) std::cout << "no schema changes\n";
+  for (const compiler::SchemaStep& step : result.plan.steps) std::cout << "- " << step.Describe() << "\n";
+}
+
+// `schema apply` on a server (§5.1): POST /schema/apply, printed as a
+// local apply prints (the reply's uri is the graph's storage URI).
+int RunServedSchemaApply(Context& context, const SchemaChangeOptions& options) {
+  auto graph = remote::RemoteGraph::Open(context.flags, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  auto source = ReadFile(options.schema);
+  if (!source.ok()) return context.Fail(source.status());
+  EchoWriteTarget(context.flags, "schema apply", graph->url(), /*served=*/true);
+  auto reply = graph->SchemaApply(*source, options.allow_data_loss);
+  if (!reply.ok()) return context.Fail(reply.status());
+  auto result = remote::ParseSchemaApplyOutput(*reply);
+  if (!result.ok()) return context.Fail(result.status());
+  if (context.flags.json) {
+    std::cout << reply->dump(2) << "\n";
+    return kExitOk;
+  }
+  const auto uri = reply->find("uri");
+  PrintSchemaChange("schema apply", uri != reply->end() && uri->is_string() ? uri->get<std::string>() : graph->url(),
+                    *result, /*apply=*/true);
+  return kExitOk;
+}
+
+// `schema plan` (apply = false; direct only) and `schema apply` (apply =
+// true; direct or served).
 int RunSchemaChange(Context& context, const SchemaChangeOptions& options, bool apply) {
   const char* verb = apply ? "schema apply" : "schema plan";
-  if (Status st = PrepareVerb(&context.flags, verb, {.actor = apply}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, verb, {.actor = apply, .served = apply}); !st.ok()) {
+    return context.Fail(st);
+  }
+  if (apply && AddressesServer(options.uri, context.flags)) return RunServedSchemaApply(context, options);
   auto source = ReadFile(options.schema);
   if (!source.ok()) return context.Fail(source.status());
   auto graph = OpenGraph(options.uri, context.flags);
@@ -75,14 +115,7 @@ int RunSchemaChange(Context& context, const SchemaChangeOptions& options, bool a
     std::cout << json.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << fmt::format("{} for {}\n", verb, uri);
-  std::cout << "supported: " << (result->plan.supported ? "yes" : "no") << "\n";
-  if (apply) {
-    std::cout << "applied: " << (result->applied ? "yes" : "no") << "\n";
-    std::cout << "graph_manifest_version: " << result->manifest_version << "\n";
-  }
-  if (result->plan.steps.empty()) std::cout << "no schema changes\n";
-  for (const compiler::SchemaStep& step : result->plan.steps) std::cout << "- " << step.Describe() << "\n";
+  PrintSchemaChange(verb, uri, *result, apply);
   return kExitOk;
 }
 

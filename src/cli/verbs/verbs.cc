@@ -12,14 +12,15 @@ struct VerbRegistration {
 
 // Every verb, in the order `--help` lists them. `repair` is registered by
 // RegisterRepair, which lives with optimize.
-constexpr std::array<VerbRegistration, 19> kVerbs = {{
+constexpr std::array<VerbRegistration, 24> kVerbs = {{
     {"init", RegisterInit},         {"load", RegisterLoad},       {"query", RegisterQuery},
     {"mutate", RegisterMutate},     {"export", RegisterExport},   {"blob", RegisterBlob},
     {"snapshot", RegisterSnapshot}, {"schema", RegisterSchema},   {"lint", RegisterLint},
     {"branch", RegisterBranch},     {"commit", RegisterCommit},   {"changes", RegisterChanges},
     {"optimize", RegisterOptimize}, {"repair", RegisterRepair},   {"cleanup", RegisterCleanup},
     {"cluster", RegisterCluster},   {"policy", RegisterPolicy},     {"version", RegisterVersion},
-    {"graphs", RegisterGraphs},
+    {"graphs", RegisterGraphs},     {"queries", RegisterQueries}, {"alias", RegisterAlias},
+    {"login", RegisterLogin},       {"logout", RegisterLogout},   {"profile", RegisterProfile},
 }};
 
 }  // namespace

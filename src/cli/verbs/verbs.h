@@ -59,5 +59,10 @@ void RegisterPolicy(CLI::App& app, Context& context);    // policy validate / te
 void RegisterCluster(CLI::App& app, Context& context);   // cluster validate (more cluster verbs to come)
 void RegisterVersion(CLI::App& app, Context& context);   // version
 void RegisterGraphs(CLI::App& app, Context& context);    // graphs list (served)
+void RegisterQueries(CLI::App& app, Context& context);   // queries list / validate (cluster config)
+void RegisterAlias(CLI::App& app, Context& context);     // alias: run an operator alias
+void RegisterLogin(CLI::App& app, Context& context);     // login: save a server's token
+void RegisterLogout(CLI::App& app, Context& context);    // logout: remove a server's token
+void RegisterProfile(CLI::App& app, Context& context);   // profile list / show
 
 }  // namespace omnigraph::cli
