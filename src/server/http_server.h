@@ -17,6 +17,7 @@ struct TransportOptions {
   int io_threads = 0;  // 0: half the cores, at least one
   // Engine workers for reads, and separately for writes: writes queue on
   // their graph's write gate, and must never starve the reads of workers.
+  // Each graph's writes run on one of the write threads (by graph id).
   int read_threads = 8;
   int write_threads = 4;
   // Seconds a keep-alive connection may sit idle between requests.

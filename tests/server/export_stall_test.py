@@ -26,6 +26,8 @@ import sys
 import tempfile
 import time
 
+import server_process
+
 MIB = 1024 * 1024
 NEWLINE = b"\n"
 TYPES = 8
@@ -51,9 +53,7 @@ HELD_BOUND = 16 * MIB
 SCHEMA_TEMPLATE = "node Doc{index} {{\n  name: String @key\n  body: String\n}}\n"
 
 
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
+fail = server_process.fail
 
 
 def rss_bytes(pid):
@@ -90,14 +90,7 @@ def make_cluster(og, root):
 
 
 def start_server(ogs, root):
-    process = subprocess.Popen([ogs, "--cluster", root, "--bind", "127.0.0.1:0", "--unauthenticated"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline().strip()
-    if not line.startswith("OMNIGRAPH_LISTEN_ADDR="):
-        process.kill()
-        fail("the server did not report its address: " + line)
-    host, port = line.split("=", 1)[1].rsplit(":", 1)
-    return process, host, int(port)
+    return server_process.start_server(ogs, root, ["--unauthenticated"])
 
 
 def request(host, port, method, path, body=None, timeout=10):

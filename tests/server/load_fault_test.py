@@ -25,6 +25,8 @@ import tempfile
 import threading
 import time
 
+import server_process
+
 SCHEMA = "node Person {\n  name: String @key\n  age: I32?\n}\n"
 INSERT = "query add($name: String) { insert Person { name: $name, age: 1 } }"
 COUNT = "query n() { match { $p: Person } return { count($p) as people } }"
@@ -48,9 +50,7 @@ rules:
 """
 
 
-def fail(message):
-    print("FAIL: " + message)
-    sys.exit(1)
+fail = server_process.fail
 
 
 def make_cluster(og, root):
@@ -73,14 +73,7 @@ def make_cluster(og, root):
 
 def start_server(ogs, root):
     env = dict(os.environ, OMNIGRAPH_SERVER_BEARER_TOKENS_JSON=json.dumps(TOKENS))
-    process = subprocess.Popen([ogs, "--cluster", root, "--bind", "127.0.0.1:0"], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    line = process.stdout.readline().strip()
-    if not line.startswith("OMNIGRAPH_LISTEN_ADDR="):
-        process.kill()
-        fail("the server did not report its address: " + line)
-    host, port = line.split("=", 1)[1].rsplit(":", 1)
-    return process, host, int(port)
+    return server_process.start_server(ogs, root, env=env)
 
 
 class Client:
