@@ -41,6 +41,7 @@ TEST_F(SchemaCliTest, ApplyPublishesOneCommitAndReadsUseTheNewNames) {
   EXPECT_EQ(applied.out,
             "schema apply for g\nsupported: yes\napplied: yes\ngraph_manifest_version: 3\n"
             "- add property Person.email\n- rename property Person.age -> years\n");
+  EXPECT_EQ(applied.err, "omnigraph schema apply → g (direct, local)\n");  // §5.1 write target
   EXPECT_NE(Head(), head);
   CliRun rows = Run("query --store g -e 'query q() { match { $p: Person } return { $p.name, $p.years } }' --format jsonl");
   ASSERT_EQ(rows.rc, 0) << rows.err;

@@ -104,6 +104,7 @@ int RunSchemaChange(Context& context, const SchemaChangeOptions& options, bool a
   if (apply) {
     if (Status st = RefuseClusterManagedGraph((*graph)->uri(), verb); !st.ok()) return context.Fail(st);
     if (Status st = SetWriteActor(**graph, context.flags); !st.ok()) return context.Fail(st);
+    EchoWriteTarget(context.flags, verb, GivenUri(options.uri, context.flags));
   }
   auto result = apply ? (*graph)->ApplySchema(*source, options.schema, options.allow_data_loss)
                       : (*graph)->PlanSchema(*source, options.schema, options.allow_data_loss);
