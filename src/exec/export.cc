@@ -1,11 +1,11 @@
 #include "exec/export.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include <fmt/format.h>
 
 #include "exec/blob_value.h"
+#include "exec/ordered_lines.h"
 #include "exec/result_json.h"
 #include "table/scanner.h"
 
@@ -73,50 +73,58 @@ Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::str
 }
 
 Status ExportTablesTo(const graph::Snapshot& snapshot, const std::function<bool(const graph::TableEntry&)>& include,
-                      const ExportSink& sink) {
+                      const ExportSink& sink, int64_t run_bytes) {
   std::string out;
+  auto emit = [&](std::string_view line) -> Status {
+    out += line;
+    if (out.size() >= kExportChunkBytes) {
+      OG_RETURN_IF_ERROR(sink(out));
+      out.clear();
+    }
+    return Status::OK();
+  };
   // std::map orders "edge:*" before "node:*", then by name.
   for (const auto& [key, table] : snapshot.state().tables) {
     if (!include(table)) continue;
-    // Read once and not cached: an export visits every table one time.
-    OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, snapshot.ReadAllRows(table));
-    const Schema& schema = *rows->schema();
-    int id_column = schema.FieldIndex("id");
-    if (id_column < 0) return CorruptData(fmt::format("table '{}' has no id column", key));
-    const Array& ids = *rows->column(id_column);
-    std::vector<int64_t> order(rows->num_rows());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return ids.GetView(a) < ids.GetView(b); });
-    bool is_edge = !table.is_node();
-    int src = schema.FieldIndex("src"), dst = schema.FieldIndex("dst");
-    for (int64_t r : order) {
-      if (is_edge) {
-        out += "{\"edge\":";
-        AppendJsonString(&out, table.type_name());
-        out += ",\"from\":";
-        AppendJsonString(&out, rows->column(src)->GetView(r));
-        out += ",\"to\":";
-        AppendJsonString(&out, rows->column(dst)->GetView(r));
-      } else {
-        out += "{\"type\":";
-        AppendJsonString(&out, table.type_name());
+    // Scanned once, batch by batch, and not cached: an export visits every
+    // table one time, and rows are held only as lines awaiting their order.
+    IdOrderedLines lines(run_bytes);
+    const bool is_edge = !table.is_node();
+    OG_RETURN_IF_ERROR(snapshot.ScanRows(table, kExportScanBatchRows, [&](const RecordBatch& rows) -> Status {
+      const Schema& schema = *rows.schema();
+      int id_column = schema.FieldIndex("id");
+      if (id_column < 0) return CorruptData(fmt::format("table '{}' has no id column", key));
+      const Array& ids = *rows.column(id_column);
+      int src = schema.FieldIndex("src"), dst = schema.FieldIndex("dst");
+      for (int64_t r = 0; r < rows.num_rows(); ++r) {
+        std::string line;
+        if (is_edge) {
+          line += "{\"edge\":";
+          AppendJsonString(&line, table.type_name());
+          line += ",\"from\":";
+          AppendJsonString(&line, rows.column(src)->GetView(r));
+          line += ",\"to\":";
+          AppendJsonString(&line, rows.column(dst)->GetView(r));
+        } else {
+          line += "{\"type\":";
+          AppendJsonString(&line, table.type_name());
+        }
+        line += ",\"data\":{\"id\":";
+        AppendJsonString(&line, ids.GetView(r));
+        for (int c = 0; c < schema.num_fields(); ++c) {
+          const std::string& name = schema.field(c).name;
+          if (c == id_column || (is_edge && (c == src || c == dst))) continue;
+          line += ',';
+          AppendJsonString(&line, name);
+          line += ':';
+          AppendExportValueJson(&line, *rows.column(c), r);
+        }
+        line += "}}\n";
+        OG_RETURN_IF_ERROR(lines.Add(ids.GetView(r), std::move(line)));
       }
-      out += ",\"data\":{\"id\":";
-      AppendJsonString(&out, ids.GetView(r));
-      for (int c = 0; c < schema.num_fields(); ++c) {
-        const std::string& name = schema.field(c).name;
-        if (c == id_column || (is_edge && (c == src || c == dst))) continue;
-        out += ',';
-        AppendJsonString(&out, name);
-        out += ':';
-        AppendExportValueJson(&out, *rows->column(c), r);
-      }
-      out += "}}\n";
-      if (out.size() >= kExportChunkBytes) {
-        OG_RETURN_IF_ERROR(sink(out));
-        out.clear();
-      }
-    }
+      return Status::OK();
+    }));
+    OG_RETURN_IF_ERROR(lines.Drain(emit));
   }
   if (!out.empty()) OG_RETURN_IF_ERROR(sink(out));
   return Status::OK();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/ordered_lines.h"
 #include "graph/snapshot.h"
 
 namespace omnigraph::exec {
@@ -24,14 +25,19 @@ Result<std::string> ExportTables(const graph::Snapshot& snapshot,
                                  const std::function<bool(const graph::TableEntry&)>& include);
 
 // The streaming forms: the same NDJSON handed to `sink` in pieces of about
-// kExportChunkBytes, whole lines each, as it is produced, so no more than
-// one table and one piece are held at once. A sink error stops the export
-// and is returned. Errors: as above, and the sink's.
+// kExportChunkBytes, whole lines each, as it is produced. A table is
+// scanned kExportScanBatchRows rows at a time and ordered by an external
+// merge sort (exec/ordered_lines.h), so an export holds one scan batch, one
+// sort run of at most `run_bytes` and one piece, whatever the table's size;
+// larger tables spill sorted runs to scratch files. A sink error stops the
+// export and is returned. Errors: as above, the sink's, and IoError from
+// the scratch files.
 inline constexpr size_t kExportChunkBytes = 64 * 1024;
+inline constexpr int64_t kExportScanBatchRows = 8192;
 using ExportSink = std::function<Status(std::string_view piece)>;
 Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::string>& types, const ExportSink& sink);
 Status ExportTablesTo(const graph::Snapshot& snapshot, const std::function<bool(const graph::TableEntry&)>& include,
-                      const ExportSink& sink);
+                      const ExportSink& sink, int64_t run_bytes = kOrderedRunBytes);
 
 // Appends the export JSON of array[row] (the value encoding above), which
 // a strict load reads back as the same value.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "graph/graph_store.h"
+#include "table/scanner.h"
 
 namespace omnigraph::graph {
 
@@ -50,6 +51,31 @@ Result<TableDataPtr> Snapshot::CachedRows(const TableEntry& table) const {
   OG_ASSIGN_OR_RETURN(TableDataPtr data, graph_->tables().CachedRows(table));
   if (binding_ == nullptr) return data;
   return binding_->Bound(table, data);
+}
+
+Status Snapshot::ScanRows(const TableEntry& table, int64_t batch_rows,
+                          const std::function<Status(const RecordBatch& rows)>& visit) const {
+  OG_ASSIGN_OR_RETURN(table::Dataset dataset, graph_->tables().OpenDataset(table));
+  table::ScanOptions options;
+  options.batch_rows = batch_rows;
+  // A file the pinned version names may be gone (a cleanup reclaimed it).
+  auto gone = [&](Status status) {
+    return status.code() == ErrorCode::kNotFound ? PinnedVersionGone(table, status) : status;
+  };
+  auto scanner = dataset.Scan(options);
+  if (!scanner.ok()) return gone(scanner.status());
+  const std::vector<BoundColumn>* columns = binding_ ? binding_->Find(table.location) : nullptr;
+  while (true) {
+    auto batch = (*scanner)->Next();
+    if (!batch.ok()) return gone(batch.status());
+    if (*batch == nullptr) return Status::OK();
+    if (columns == nullptr) {
+      OG_RETURN_IF_ERROR(visit(**batch));
+      continue;
+    }
+    OG_ASSIGN_OR_RETURN(RecordBatchPtr bound, ReadBinding::Conform(**batch, *columns));
+    OG_RETURN_IF_ERROR(visit(*bound));
+  }
 }
 
 Result<RecordBatchPtr> Snapshot::ReadAllRows(const TableEntry& table) const {

@@ -8,6 +8,8 @@
 // exactly the pin the snapshot names, through the graph's table cache.
 #pragma once
 
+#include <functional>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -87,6 +89,12 @@ class Snapshot {
   Result<table::Dataset> OpenDataset(const TableEntry& table) const;
   Result<TableDataPtr> CachedRows(const TableEntry& table) const;
   Result<RecordBatchPtr> ReadAllRows(const TableEntry& table) const;
+  // ReadAllRows a batch of at most `batch_rows` rows at a time, in storage
+  // order, handed to `visit` (a one-pass reader that must not hold a whole
+  // table). Stops at, and returns, the first error of `visit`. Errors:
+  // those of ReadAllRows.
+  Status ScanRows(const TableEntry& table, int64_t batch_rows,
+                  const std::function<Status(const RecordBatch& rows)>& visit) const;
 
  private:
   GraphStore* graph_ = nullptr;
