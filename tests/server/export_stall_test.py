@@ -42,13 +42,12 @@ STALL_SECONDS = 5.0
 STALL_GROWTH_BOUND = 4 * MIB
 # From before the export (measured after a full export and three queries,
 # so memory they freed is already resident): a running export holds the
-# table it is on, read whole and sorted by id (exec/export.h), here ~5 MiB
-# of bodies, plus the pieces, its thread's stack and its arena. 16 MiB
-# bounds that and is well below the ~40 MiB a server buffering the unread
-# export would add (with kExportQueuedPieces raised to 100000 this test
-# measured 35 MiB held and failed). Known limit, not exercised here: the
-# hold is per table, so one 40 MiB table holds ~70 MiB while its client
-# stalls; server.md §1.6 asks for batched scans (~32 MiB decoded target).
+# lines of the table it is on until they are in id order, at most one
+# 32 MiB sort run (exec/ordered_lines.h; here a table is ~5 MiB of bodies),
+# plus the pieces, its thread's stack and its arena. 16 MiB bounds that and
+# is well below the ~40 MiB a server buffering the unread export would add
+# (with kExportQueuedPieces raised to 100000 this test measured 35 MiB held
+# and failed).
 HELD_BOUND = 16 * MIB
 SCHEMA_TEMPLATE = "node Doc{index} {{\n  name: String @key\n  body: String\n}}\n"
 
