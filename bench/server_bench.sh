@@ -8,6 +8,8 @@
 #   ./build/bench/graph_bench --iterations 1 --cli ""     # (re)builds bench-scratch/graph/bench.omni
 #   ./bench/server_bench.sh [SECONDS]
 # OMNIGRAPH_BENCH_DIR moves the scratch data (e.g. /dev/shm/ogb for the CPU part).
+# OMNIGRAPH_BENCH_RUNS=insert serves g1 alone and runs only the insert run
+# (bench/insert_pairs.sh alternates it with graph_bench's embedded inserts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_RUN=${1:-10}
@@ -24,7 +26,10 @@ rm -rf "$ROOT" && mkdir -p "$ROOT/graphs" "$ROOT/__cluster"
 # four open graphs.
 ln -s "$(cd "$GRAPH" && pwd)" "$ROOT/graphs/g1.omni"
 resources="\"graph.g1\":{\"digest\":\"bench\"},"
-for g in g2 g3 g4; do
+RUNS=${OMNIGRAPH_BENCH_RUNS:-all}
+COPIES="g2 g3 g4"
+[ "$RUNS" = insert ] && COPIES=""
+for g in $COPIES; do
   cp -a "$GRAPH" "$ROOT/graphs/$g.omni"
   resources+="\"graph.$g\":{\"digest\":\"bench\"},"
 done
@@ -46,16 +51,18 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 URL="http://$ADDR"
-echo "server $URL (pid $PID), 4 graphs open: RSS $(( $(ps -o rss= -p $PID) / 1024 )) MiB"
+echo "server $URL (pid $PID), $(ls "$ROOT/graphs" | wc -l) graphs open: RSS $(( $(ps -o rss= -p $PID) / 1024 )) MiB"
 
 run() {  # run LABEL THREADS CONNECTIONS SCRIPT
   echo "== $1 (wrk -t$2 -c$3 -d${SECONDS_PER_RUN}s)"
   wrk -t"$2" -c"$3" -d"${SECONDS_PER_RUN}s" --latency -s "bench/wrk/$4" "$URL" |
     grep -E "requests in|Requests/sec|^ +50%|^ +90%|^ +99%|Non-2xx|Socket errors"
 }
-run "warm-up" 1 4 query.lua >/dev/null
-run "query 1-hop, one keep-alive connection" 1 1 query.lua
-run "query 1-hop, 8 keep-alive connections" 2 8 query.lua
+if [ "$RUNS" = all ]; then
+  run "warm-up" 1 4 query.lua >/dev/null
+  run "query 1-hop, one keep-alive connection" 1 1 query.lua
+  run "query 1-hop, 8 keep-alive connections" 2 8 query.lua
+fi
 # Every insert adds a fragment and inserts slow as fragments pile up
 # (docs/benchmarks.md), so the run stops after as many inserts as
 # graph_bench makes (bench/wrk/insert.lua: 300).
