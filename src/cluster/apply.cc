@@ -150,12 +150,8 @@ bool ApplyRun::Prepare() {
   if (!lock_.Acquire(*storage_, desired_->state_lock, "apply", &report_.state_observations, &report_.diagnostics)) {
     return false;
   }
-  auto read = ReadState(*storage_->store, "");
-  if (!read.ok()) {
-    report_.diagnostics.push_back(ErrorFromStatus(read.status(), "state_read_error", std::string(kStateKey)));
-    return false;
-  }
-  ObserveState(*read, &report_.state_observations);
+  auto read = ReadObservedState(*storage_, &report_.state_observations, &report_.diagnostics);
+  if (!read) return false;
   if (read->state) {
     snapshot_ = *read->state;
     snapshot_cas_ = *read->cas;

@@ -20,14 +20,12 @@ ApproveReport RunApprove(const CommandOptions& options, const std::string& resou
   StateObservations observations;
   CommandLock lock;
   if (!lock.Acquire(storage, desired.state_lock, "approve", &observations, &report.diagnostics)) return report;
-  auto read = ReadState(*storage.store, "");
-  if (!read.ok()) {
-    report.diagnostics.push_back(ErrorFromStatus(read.status(), "state_read_error", std::string(kStateKey)));
-  } else if (!read->state) {
+  auto read = ReadObservedState(storage, &observations, &report.diagnostics);
+  if (read && !read->state) {
     report.diagnostics.push_back(ErrorDiagnostic(
         "state_missing", std::string(kStateKey),
         "approve requires an existing state.json; run `cluster import` to bootstrap state"));
-  } else {
+  } else if (read) {
     PlanInputs inputs;
     inputs.desired = &desired;
     inputs.state = &*read->state;

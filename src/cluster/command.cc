@@ -80,6 +80,17 @@ void ObserveState(const StateRead& read, StateObservations* observations) {
   observations->resource_count = read.state->resources.size();
 }
 
+std::optional<StateRead> ReadObservedState(const ClusterStorage& storage, StateObservations* observations,
+                                           Diagnostics* diagnostics) {
+  auto read = ReadState(*storage.store, "");
+  if (!read.ok()) {
+    diagnostics->push_back(ErrorFromStatus(read.status(), "state_read_error", std::string(kStateKey)));
+    return std::nullopt;
+  }
+  if (observations) ObserveState(*read, observations);
+  return std::move(*read);
+}
+
 void ObserveForeignLock(const LockRecord& lock, int64_t now_unix_ms, StateObservations* observations) {
   observations->locked = true;
   observations->lock_id = lock.lock_id;

@@ -80,6 +80,14 @@ Diagnostic ErrorFromStatus(const Status& status, std::string_view fallback_code,
 // Fills the state part of `observations` from a ledger read.
 void ObserveState(const StateRead& read, StateObservations* observations);
 
+// Reads the ledger's state.json (§2.3) and fills the state part of
+// `observations` (may be null) from it. None on a read error, with a
+// state_read_error diagnostic appended to `diagnostics`; an absent
+// state.json is not an error (StateRead::state is empty).
+// REQUIRES: the caller holds the command lock, when the command takes one.
+std::optional<StateRead> ReadObservedState(const ClusterStorage& storage, StateObservations* observations,
+                                           Diagnostics* diagnostics);
+
 // Fills the lock part of `observations` from a foreign lock.
 void ObserveForeignLock(const LockRecord& lock, int64_t now_unix_ms, StateObservations* observations);
 

@@ -116,13 +116,11 @@ ObserveReport RunObserve(const CommandOptions& options, bool import) {
                     &report.diagnostics)) {
     return report;
   }
-  auto read = ReadState(*storage.store, "");
-  if (!read.ok()) {
-    report.diagnostics.push_back(ErrorFromStatus(read.status(), "state_read_error", std::string(kStateKey)));
+  auto read = ReadObservedState(storage, &report.state_observations, &report.diagnostics);
+  if (!read) {
     lock.Release(&report.diagnostics);
     return report;
   }
-  ObserveState(*read, &report.state_observations);
   ClusterState state;
   if (import) {
     if (read->state) {

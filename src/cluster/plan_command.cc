@@ -68,13 +68,11 @@ PlanReport RunPlan(const CommandOptions& options) {
     return report;
   }
   ListSidecarsWithWarnings(storage, /*with_pending=*/true, &report.diagnostics);
-  auto read = ReadState(*storage.store, "");
-  if (!read.ok()) {
-    report.diagnostics.push_back(ErrorFromStatus(read.status(), "state_read_error", std::string(kStateKey)));
+  auto read = ReadObservedState(storage, &report.state_observations, &report.diagnostics);
+  if (!read) {
     lock.Release(&report.diagnostics);
     return report;
   }
-  ObserveState(*read, &report.state_observations);
   PlanInputs inputs;
   inputs.desired = &desired;
   inputs.state = read->state ? &*read->state : nullptr;

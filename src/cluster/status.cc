@@ -35,12 +35,8 @@ StatusReport RunStatus(const CommandOptions& options) {
     ObserveForeignLock(**lock, NowUnixMs(), &report.state_observations);
   }
   ListSidecarsWithWarnings(*storage, /*with_pending=*/true, &report.diagnostics);
-  auto read = ReadState(*storage->store, "");
-  if (!read.ok()) {
-    report.diagnostics.push_back(ErrorFromStatus(read.status(), "state_read_error", std::string(kStateKey)));
-    return report;
-  }
-  ObserveState(*read, &report.state_observations);
+  auto read = ReadObservedState(*storage, &report.state_observations, &report.diagnostics);
+  if (!read) return report;
   if (!read->state) {
     report.diagnostics.push_back(WarningDiagnostic(
         "state_missing", std::string(kStateKey),
