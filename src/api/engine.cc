@@ -12,7 +12,8 @@ EngineOptions EngineOptions::WithCacheBudget(int64_t bytes) {
 Engine::Engine(EngineOptions options)
     : options_(options),
       tables_(std::make_shared<graph::TableVersionCache>(options_.tables)),
-      topologies_(options_.topologies) {}
+      topologies_(options_.topologies),
+      ordered_scans_(options_.ordered_scans) {}
 
 const std::shared_ptr<Engine>& Engine::Process() {
   // Never destroyed: handles may outlive static destruction order.
@@ -22,7 +23,8 @@ const std::shared_ptr<Engine>& Engine::Process() {
 
 Engine::Usage Engine::usage() {
   graph::TableVersionCache::Counts tables = tables_->counts();
-  return Usage{tables.datasets, tables.table_data, tables.table_data_bytes, topologies_.size(), topologies_.bytes()};
+  return Usage{tables.datasets,    tables.table_data,    tables.table_data_bytes,
+               topologies_.size(), topologies_.bytes(), ordered_scans_.usage()};
 }
 
 }  // namespace omnigraph::api

@@ -5,6 +5,11 @@
 //   tables()      opened and decoded table versions (graph/table_cache.h),
 //                 under one byte budget for every graph;
 //   topologies()  edge topologies (CSR) traversals build (exec/topology.h).
+// and the process's ordered-scan envelope:
+//   ordered_scans()  the resident pool and scratch cap every external sort
+//                 of an export or change baseline draws from
+//                 (exec/ordered_scan_budget.h; engine.md Appendix A,
+//                 surface.md §7.1 "ordered-scan spill envelope").
 // Handles of one graph opened with one engine read each table version once:
 // a server's writer handle and its pool of reader handles share what any
 // of them decoded, including what the writer derived from its own commits.
@@ -19,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "exec/ordered_scan_budget.h"
 #include "exec/topology.h"
 #include "graph/table_cache.h"
 
@@ -27,6 +33,11 @@ namespace omnigraph::api {
 struct EngineOptions {
   graph::TableCacheLimits tables;
   exec::TopologyCacheLimits topologies;
+  // Spec defaults: a 150 MiB resident pool shared by the ordered scans of
+  // every handle, 100 GiB of scratch for their spilled runs (bytes each;
+  // REQUIRES > 0). Not part of WithCacheBudget: the pool holds sort runs
+  // for as long as a scan lives, not a cache that can be evicted.
+  exec::OrderedScanLimits ordered_scans;
 
   // Options whose two caches together stay within `bytes`: two thirds for
   // decoded table rows, one third for topologies (a topology is at most a
@@ -47,14 +58,19 @@ class Engine {
   const EngineOptions& options() const { return options_; }
   const graph::TableVersionCachePtr& tables() const { return tables_; }
   exec::TopologyCache& topologies() { return topologies_; }
+  exec::OrderedScanBudget& ordered_scans() { return ordered_scans_; }
 
-  // What the caches hold now (for diagnostics and tests).
+  // What the caches and the ordered scans hold now (for diagnostics, a
+  // server's reports, and tests).
   struct Usage {
     size_t datasets = 0;           // opened table versions
     size_t table_versions = 0;     // decoded table versions
     int64_t table_bytes = 0;       // their TableData::MemoryBytes
     size_t topologies = 0;         // cached edge topologies
     int64_t topology_bytes = 0;    // their Topology::MemoryBytes
+    // Bytes reserved now and at most so far (resident, scratch) and runs
+    // spilled early for want of pool (exec::OrderedScanBudget::Usage).
+    exec::OrderedScanBudget::Usage ordered_scans;
   };
   Usage usage();
 
@@ -62,6 +78,7 @@ class Engine {
   const EngineOptions options_;
   graph::TableVersionCachePtr tables_;
   exec::TopologyCache topologies_;
+  exec::OrderedScanBudget ordered_scans_;
 };
 
 using EnginePtr = std::shared_ptr<Engine>;

@@ -347,11 +347,11 @@ Status Omnigraph::ExportTo(const ReadTarget& target, const std::vector<std::stri
   // A branch head holds the accepted schema (schema apply refuses while a
   // non-main branch is live), so only a past snapshot needs binding to it
   // (BR-7), and only it pays for reading main's head.
-  if (!target.snapshot) return exec::ExportGraphTo(snapshot, types, sink);
+  if (!target.snapshot) return exec::ExportGraphTo(snapshot, types, sink, &engine_->ordered_scans());
   OG_ASSIGN_OR_RETURN(graph::Snapshot current, graph_->Latest());
   OG_ASSIGN_OR_RETURN(auto catalog, catalogs_.CatalogFor(current.state()));
   OG_ASSIGN_OR_RETURN(graph::Snapshot bound, exec::BindToCatalog(snapshot, *catalog));
-  return exec::ExportGraphTo(bound, types, sink);
+  return exec::ExportGraphTo(bound, types, sink, &engine_->ordered_scans());
 }
 
 SnapshotInfo DescribeSnapshot(const graph::Snapshot& snapshot) {
@@ -498,7 +498,7 @@ Result<exec::ChangeBaseline> Omnigraph::ChangesBaseline(const std::string& branc
   // while it is read, as ExportTo's does.
   OG_ASSIGN_OR_RETURN(ExportRootExclusion reserved,
                       ReserveExportRoot(*graph_->store(), graph_->root(), ExportRootUse::kExport));
-  return exec::CaptureBaseline(*graph_, name, filter);
+  return exec::CaptureBaseline(*graph_, name, filter, &engine_->ordered_scans());
 }
 
 Result<exec::ChangeSet> Omnigraph::DiffBetween(const ReadTarget& from, const ReadTarget& to,

@@ -38,26 +38,35 @@ void AppendExportValueJson(std::string* out, const Array& array, int64_t row) {
   AppendCellJson(out, array, row, TemporalEncoding::kInteger);
 }
 
-Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types) {
+Result<std::string> ExportGraph(const graph::Snapshot& snapshot, const std::vector<std::string>& types,
+                                OrderedScanBudget* budget) {
   std::string out;
-  OG_RETURN_IF_ERROR(ExportGraphTo(snapshot, types, [&out](std::string_view piece) {
-    out += piece;
-    return Status::OK();
-  }));
+  OG_RETURN_IF_ERROR(ExportGraphTo(
+      snapshot, types,
+      [&out](std::string_view piece) {
+        out += piece;
+        return Status::OK();
+      },
+      budget));
   return out;
 }
 
 Result<std::string> ExportTables(const graph::Snapshot& snapshot,
-                                 const std::function<bool(const graph::TableEntry&)>& include) {
+                                 const std::function<bool(const graph::TableEntry&)>& include,
+                                 OrderedScanBudget* budget) {
   std::string out;
-  OG_RETURN_IF_ERROR(ExportTablesTo(snapshot, include, [&out](std::string_view piece) {
-    out += piece;
-    return Status::OK();
-  }));
+  OG_RETURN_IF_ERROR(ExportTablesTo(
+      snapshot, include,
+      [&out](std::string_view piece) {
+        out += piece;
+        return Status::OK();
+      },
+      kOrderedRunBytes, budget));
   return out;
 }
 
-Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::string>& types, const ExportSink& sink) {
+Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::string>& types, const ExportSink& sink,
+                     OrderedScanBudget* budget) {
   const graph::GraphState& state = snapshot.state();
   for (const std::string& type : types) {
     if (!state.FindTable("node:" + type) && !state.FindTable("edge:" + type)) {
@@ -69,11 +78,11 @@ Status ExportGraphTo(const graph::Snapshot& snapshot, const std::vector<std::str
       [&types](const graph::TableEntry& table) {
         return types.empty() || std::find(types.begin(), types.end(), table.type_name()) != types.end();
       },
-      sink);
+      sink, kOrderedRunBytes, budget);
 }
 
 Status ExportTablesTo(const graph::Snapshot& snapshot, const std::function<bool(const graph::TableEntry&)>& include,
-                      const ExportSink& sink, int64_t run_bytes) {
+                      const ExportSink& sink, int64_t run_bytes, OrderedScanBudget* budget) {
   std::string out;
   auto emit = [&](std::string_view line) -> Status {
     out += line;
@@ -88,7 +97,7 @@ Status ExportTablesTo(const graph::Snapshot& snapshot, const std::function<bool(
     if (!include(table)) continue;
     // Scanned once, batch by batch, and not cached: an export visits every
     // table one time, and rows are held only as lines awaiting their order.
-    IdOrderedLines lines(run_bytes);
+    IdOrderedLines lines(run_bytes, budget);
     const bool is_edge = !table.is_node();
     OG_RETURN_IF_ERROR(snapshot.ScanRows(table, kExportScanBatchRows, [&](const RecordBatch& rows) -> Status {
       const Schema& schema = *rows.schema();

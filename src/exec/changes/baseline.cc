@@ -5,7 +5,8 @@
 
 namespace omnigraph::exec {
 
-Result<ChangeBaseline> CaptureBaseline(graph::GraphStore& graph, std::string_view branch, const ChangeFilter& filter) {
+Result<ChangeBaseline> CaptureBaseline(graph::GraphStore& graph, std::string_view branch, const ChangeFilter& filter,
+                                       OrderedScanBudget* budget) {
   // One snapshot serves the export and the cursor: a commit published
   // meanwhile is in neither, so the resumed feed delivers it.
   OG_ASSIGN_OR_RETURN(graph::Snapshot head, graph.Latest(branch));
@@ -17,10 +18,10 @@ Result<ChangeBaseline> CaptureBaseline(graph::GraphStore& graph, std::string_vie
   FeedScope scope{chain.back()->id, head.state().branch_identity, filter.Fingerprint()};
   baseline.resume_cursor = EncodeFeedCursor(FeedCursor{scope, head.head().id});
 
-  OG_ASSIGN_OR_RETURN(baseline.snapshot, ExportTables(head, [&filter](const graph::TableEntry& table) {
-                        return filter.AdmitsTable(table.is_node() ? EntityKind::kNode : EntityKind::kEdge,
-                                                  table.type_name());
-                      }));
+  auto admitted = [&filter](const graph::TableEntry& table) {
+    return filter.AdmitsTable(table.is_node() ? EntityKind::kNode : EntityKind::kEdge, table.type_name());
+  };
+  OG_ASSIGN_OR_RETURN(baseline.snapshot, ExportTables(head, admitted, budget));
   return baseline;
 }
 

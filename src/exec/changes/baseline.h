@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "exec/changes/change.h"
+#include "exec/ordered_scan_budget.h"
 #include "graph/graph_store.h"
 
 namespace omnigraph::exec {
@@ -22,8 +23,12 @@ struct ChangeBaseline {
   std::string resume_cursor;       // a feed cursor bound to `filter`
 };
 
-// Errors: NotFound (kind branch_not_found), and the storage errors of
-// reading the head (VersionReclaimed when a pinned version is gone).
-Result<ChangeBaseline> CaptureBaseline(graph::GraphStore& graph, std::string_view branch, const ChangeFilter& filter);
+// `budget`: the ordered-scan envelope the export's sorts draw from
+// (exec/export.h), nullptr for none. Errors: NotFound (kind
+// branch_not_found), the storage errors of reading the head
+// (VersionReclaimed when a pinned version is gone), the ordered scan's
+// (ResourceLimitExceeded ordered_scan_scratch_bytes).
+Result<ChangeBaseline> CaptureBaseline(graph::GraphStore& graph, std::string_view branch, const ChangeFilter& filter,
+                                       OrderedScanBudget* budget = nullptr);
 
 }  // namespace omnigraph::exec
