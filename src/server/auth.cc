@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -26,7 +27,20 @@ std::string Trim(std::string_view text) {
 // The {actor: token} object `text` came from `source`.
 Status AddJsonPairs(const std::string& text, const std::string& source,
                     std::vector<std::pair<std::string, std::string>>* pairs) {
-  nlohmann::json object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // A JSON object keeps the last of two equal members, which would hide a
+  // configuration naming one actor twice: the parse notes every top-level
+  // member name so a repeated one is refused like any other duplicate actor.
+  std::set<std::string> names;
+  std::optional<std::string> repeated;
+  auto note_names = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    if (depth == 1 && event == nlohmann::json::parse_event_t::key && !repeated &&
+        !names.insert(Trim(parsed.get<std::string>())).second) {
+      repeated = Trim(parsed.get<std::string>());
+    }
+    return true;
+  };
+  nlohmann::json object = nlohmann::json::parse(text, note_names, /*allow_exceptions=*/false);
+  if (repeated) return InvalidArgument("bearer token configuration names actor '" + *repeated + "' twice");
   if (!object.is_object()) {
     return InvalidArgument(source + " must hold a JSON object mapping actor ids to bearer tokens");
   }

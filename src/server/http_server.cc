@@ -96,6 +96,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
  private:
   void ReadHeader() {
+    EndResponse();  // the previous response, if any, is written
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     // No limit while reading the header: Beast would fail the header read
@@ -180,12 +181,11 @@ class Session : public std::enable_shared_from_this<Session> {
     for (const auto& field : message) request->headers.Add(std::string(field.name_string()), std::string(field.value()));
     request->body = std::move(message.body());
     keep_alive_ = message.keep_alive();
-    ++owner_.in_flight;
+    BeginResponse();
     asio::thread_pool& workers = writes_ ? owner_.WriteWorkerFor(request->path) : owner_.read_workers;
     asio::post(workers, [self = shared_from_this(), request] {
       HttpResponse response = self->owner_.server.Handle(*request);
       asio::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
-        --self->owner_.in_flight;
         self->Send(std::move(response));
       });
     });
@@ -295,7 +295,20 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // A request counts as in flight from its body's arrival until its
+  // response is written whole or its connection closes, so a graceful stop
+  // also waits (up to kDrainTimeout) for streamed bodies still being sent.
+  void BeginResponse() {
+    if (!responding_) ++owner_.in_flight;
+    responding_ = true;
+  }
+  void EndResponse() {
+    if (responding_) --owner_.in_flight;
+    responding_ = false;
+  }
+
   void Close() {
+    EndResponse();
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.socket().close(ignored);
@@ -311,6 +324,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<BodyProducer> producer_;
   bool chunked_ = true;
   bool writes_ = false;
+  bool responding_ = false;
 };
 
 }  // namespace

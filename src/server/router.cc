@@ -41,6 +41,11 @@ RouteMatch Router::Find(std::string_view method, std::string_view path) const {
     }
     decoded.push_back(std::move(*text));
   }
+  // HEAD is answered by the GET route of the path unless the path has its
+  // own HEAD route (/blob reads no payload for it), as HTTP servers
+  // conventionally do (RFC 9110 §9.3.2): the same status and headers, no body.
+  const Route* get_route = nullptr;
+  std::map<std::string, std::string> get_params;
   for (const Route& route : routes_) {
     if (route.segments.size() != decoded.size()) continue;
     std::map<std::string, std::string> params;
@@ -62,10 +67,24 @@ RouteMatch Router::Find(std::string_view method, std::string_view path) const {
       match.params = std::move(params);
       return match;
     }
-    if (std::find(match.allowed_methods.begin(), match.allowed_methods.end(), route.method) ==
-        match.allowed_methods.end()) {
-      match.allowed_methods.push_back(route.method);
+    if (method == "HEAD" && route.method == "GET" && get_route == nullptr) {
+      get_route = &route;
+      get_params = params;
     }
+    for (std::string_view allowed : {std::string_view(route.method), std::string_view(route.method == "GET" ? "HEAD" : "")}) {
+      if (allowed.empty()) continue;
+      if (std::find(match.allowed_methods.begin(), match.allowed_methods.end(), allowed) ==
+          match.allowed_methods.end()) {
+        match.allowed_methods.emplace_back(allowed);
+      }
+    }
+  }
+  if (get_route != nullptr) {
+    match.outcome = RouteMatch::Outcome::kMatched;
+    match.route = get_route;
+    match.params = std::move(get_params);
+    match.head_of_get = true;
+    return match;
   }
   // A literal route shadows a parameter one ("/branches/merge" is not the
   // branch "merge"), so the wrong-method answer lists only what matched.

@@ -90,14 +90,12 @@ HttpResponse RunRead(Exchange& exchange, const std::string& source, const std::s
                      const std::string& params_json, const std::optional<std::string>& branch,
                      const std::optional<std::string>& snapshot, bool legacy) {
   if (branch && snapshot) return BadRequest("pass either 'branch' or 'snapshot', not both");
-  if (IsMutationSource(source, name)) {
-    if (!legacy) {
-      return BadRequest(
-          "the query is a mutation; use POST /mutate (or its deprecated alias POST /change) for write queries");
-    }
-    // The deprecated /read still runs mutations, as older clients expect,
-    // but only through the change check.
-    return RunMutation(exchange, source, name, params_json, branch, std::nullopt);
+  // The deprecated /read predates this guard: it hands a mutation to the
+  // engine's read path, which refuses it (400) after the read check, so a
+  // mutation never writes through a route that checks only `read`.
+  if (!legacy && IsMutationSource(source, name)) {
+    return BadRequest(
+        "the query is a mutation; use POST /mutate (or its deprecated alias POST /change) for write queries");
   }
   std::string policy_branch = snapshot ? SnapshotBranch(*exchange.graph, *snapshot) : branch.value_or("main");
   if (auto refusal = Authorize(exchange, policy::Action::kRead, policy_branch, std::nullopt)) return *refusal;

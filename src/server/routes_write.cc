@@ -289,6 +289,15 @@ HttpResponse HandleBranchMerge(Exchange& exchange) {
 }
 
 HttpResponse HandleSchemaApply(Exchange& exchange) {
+  // The body is read first, as on every route: a malformed one is a 400
+  // whatever the caller may do; then policy (403), then the 409.
+  nlohmann::json body;
+  if (auto refusal = JsonBody(exchange, &body)) return *refusal;
+  std::optional<std::string> schema_source;
+  if (auto refusal = StringField(body, "schema_source", &schema_source)) return *refusal;
+  if (!schema_source) return BadRequest("request field 'schema_source' is required");
+  std::optional<bool> allow_data_loss;
+  if (auto refusal = BoolField(body, "allow_data_loss", &allow_data_loss)) return *refusal;
   if (auto refusal = Authorize(exchange, policy::Action::kSchemaApply, std::nullopt, std::string("main"))) {
     return *refusal;
   }

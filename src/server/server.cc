@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "cluster/serving.h"
+#include "exec/json_value.h"
 #include "graph/branches.h"
 #include "policy/bundle.h"
 #include "server/errors.h"
@@ -243,8 +244,12 @@ HttpResponse Server::Handle(HttpRequest& request) {
       break;
   }
   Exchange exchange{*this, request, std::move(match.params)};
-  if (auto refusal = Authenticate(*match.route, exchange)) return *refusal;
-  return match.route->handler(exchange);
+  HttpResponse response = [&] {
+    if (auto refusal = Authenticate(*match.route, exchange)) return *refusal;
+    return match.route->handler(exchange);
+  }();
+  if (match.head_of_get) response.head_only = true;
+  return response;
 }
 
 std::optional<HttpResponse> Authorize(const Exchange& exchange, policy::Action action,
@@ -291,11 +296,28 @@ std::optional<HttpResponse> JsonBody(const Exchange& exchange, nlohmann::json* b
   if (!EqualsIgnoringCase(media, "application/json")) {
     return ErrorResponse(415, "expected a request body with Content-Type: application/json", "bad_request");
   }
+  // Parsing is iterative, but dumping or walking a parsed value recurses
+  // once per level: a body nested deeper than the loader admits in a line
+  // is refused while it is parsed, before any walk can exhaust the stack.
+  struct TooDeep {};
+  // `depth` counts the arrays and objects around the one starting, so at
+  // most kMaxJsonDepth levels of them, the body's own object included.
+  auto depth_guard = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+    bool starts = event == nlohmann::json::parse_event_t::object_start ||
+                  event == nlohmann::json::parse_event_t::array_start;
+    if (starts && depth >= static_cast<int>(exec::kMaxJsonDepth)) throw TooDeep{};
+    return true;
+  };
   try {
-    *body = nlohmann::json::parse(text);
+    *body = nlohmann::json::parse(text, depth_guard);
   } catch (const nlohmann::json::parse_error& error) {
     // The parser's message names the byte, line and column at fault.
     return ErrorResponse(400, std::string("the request body is not valid JSON: ") + error.what(), "bad_request");
+  } catch (const TooDeep&) {
+    return ErrorResponse(400,
+                         "the request body nests arrays and objects deeper than " +
+                             std::to_string(exec::kMaxJsonDepth) + " levels",
+                         "bad_request");
   }
   if (!body->is_object()) return ErrorResponse(400, "the request body must be a JSON object", "bad_request");
   return std::nullopt;

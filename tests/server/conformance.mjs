@@ -235,9 +235,10 @@ const CASES = [
     then: (b) => check.expect(b.branch === 'feature', `mutate on feature reports branch feature (got ${b.branch})`) },
   { key: 'POST /graphs/{graph_id}/branches/merge', req: () => ({ method: 'POST', path: '/graphs/g1/branches/merge', headers: { ...ADMIN, ...JSON_CT }, body: json({ source: 'feature', target: 'main' }) }), status: 200 },
   { key: 'DELETE /graphs/{graph_id}/branches/{branch}', req: () => ({ method: 'DELETE', path: '/graphs/g1/branches/feature', headers: ADMIN }), status: 200 },
-  // Cluster-backed serving never applies a schema: 409 after the authz check.
-  // ("always answers 409" after authz: also for a malformed body).
-  { key: 'POST /graphs/{graph_id}/schema/apply', variantStatus: { malformed_json: 409, wrong_content_type: 409 }, req: () => ({ method: 'POST', path: '/graphs/g1/schema/apply', headers: { ...ADMIN, ...JSON_CT }, body: json({ schema_source: SCHEMA_SOURCE }) }), status: 409 },
+  // Cluster-backed serving never applies a schema: 409 after the authz check
+  // (a malformed body is a 400 and a wrong content type a 415 before it, as
+  // on every route).
+  { key: 'POST /graphs/{graph_id}/schema/apply', req: () => ({ method: 'POST', path: '/graphs/g1/schema/apply', headers: { ...ADMIN, ...JSON_CT }, body: json({ schema_source: SCHEMA_SOURCE }) }), status: 409 },
   // After everything: main has the 2 seeded + 5 added people (carol, dave,
   // erin, frank, gina via the merge).
   { key: 'POST /graphs/{graph_id}/query', req: () => ({ method: 'POST', path: '/graphs/g1/query', headers: { ...ADMIN, ...JSON_CT }, body: json({ query: PEOPLE_SOURCE, branch: 'main' }) }), status: 200,
@@ -451,7 +452,18 @@ async function semanticChecks(opOf) {
 
   // 405 names the allowed methods.
   const wrong = await request(BASE, { method: 'PUT', path: '/graphs/g1/snapshot', headers: ADMIN });
-  check.expect(wrong.headers.allow === 'GET', `405 carries Allow: GET (got ${wrong.headers.allow})`);
+  check.expect(wrong.headers.allow === 'GET, HEAD', `405 carries Allow: GET, HEAD (got ${wrong.headers.allow})`);
+
+  // HEAD on a GET route: GET's status and Content-Length, no body; the
+  // connection stays usable (a wrong length would desynchronise it).
+  for (const path of ['/healthz', '/graphs/g1/snapshot', '/graphs/g1/commits']) {
+    const get = await request(BASE, { method: 'GET', path, headers: ADMIN });
+    const head = await request(BASE, { method: 'HEAD', path, headers: ADMIN });
+    check.expect(head.status === get.status && head.status === 200, `HEAD ${path} answers ${get.status} (got ${head.status})`);
+    check.expect(head.body === '', `HEAD ${path} has no body (got ${head.body.length} bytes)`);
+    check.expect(head.headers['content-length'] === String(Buffer.byteLength(get.body)),
+      `HEAD ${path} carries GET's Content-Length ${Buffer.byteLength(get.body)} (got ${head.headers['content-length']})`);
+  }
 }
 
 // Three requests over one kept-alive connection: 404, 200, 400, 200.

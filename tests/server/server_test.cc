@@ -191,6 +191,56 @@ TEST_F(ServerTest, HealthNeedsNoTokenAndUnknownPathsAndMethodsAnswerJson) {
   EXPECT_EQ(wrong.headers[0], (std::pair<std::string, std::string>{"Allow", "POST"}));
 }
 
+TEST_F(ServerTest, HeadAnswersEveryGetRouteWithoutABody) {
+  Boot();
+  HttpResponse health = Call("HEAD", "/healthz", "");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_TRUE(health.head_only);
+  EXPECT_EQ(health.body, Call("GET", "/healthz", "").body);  // its length is the Content-Length sent
+  HttpResponse snapshot = Call("HEAD", "/graphs/g1/snapshot", "tok-a");
+  EXPECT_EQ(snapshot.status, 200);
+  EXPECT_TRUE(snapshot.head_only);
+  HttpResponse anonymous = Call("HEAD", "/graphs/g1/snapshot", "");
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_TRUE(anonymous.head_only);
+  HttpResponse put = Call("PUT", "/graphs/g1/snapshot", "tok-r");
+  EXPECT_EQ(put.status, 405);
+  EXPECT_EQ(put.headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "GET, HEAD"}}));
+  HttpResponse head_of_post = Call("HEAD", "/graphs/g1/query", "tok-r");
+  EXPECT_EQ(head_of_post.status, 405);
+  EXPECT_EQ(head_of_post.headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "POST"}}));
+}
+
+TEST_F(ServerTest, BodiesNestedDeeperThanTheLoaderAdmitsAreRefusedWhileParsed) {
+  Boot();
+  auto nested = [](size_t levels) {
+    return R"({"query":"query docs() { match { $d: Doc } return { $d.slug } }","params":{"p":)" +
+           std::string(levels, '[') + std::string(levels, ']') + "}}";
+  };
+  for (const std::string route : {"/graphs/g1/query", "/graphs/g1/mutate", "/graphs/g1/read"}) {
+    HttpRequest request;
+    request.method = "POST";
+    ASSERT_TRUE(server::SplitTarget(route, &request));
+    request.headers.Add("Authorization", "Bearer tok-a");
+    request.headers.Add("Content-Type", "application/json");
+    request.body = nested(150000);
+    HttpResponse deep = server_->Handle(request);
+    EXPECT_EQ(deep.status, 400) << route;
+    EXPECT_EQ(Body(deep), (json{{"error", "the request body nests arrays and objects deeper than 4096 levels"},
+                                {"code", "bad_request"}}))
+        << route;
+    // 4,094 array levels inside the body's two objects reach depth 4,096:
+    // the parse admits them (the route then ignores or refuses the value).
+    request.body = nested(4094);
+    HttpResponse admitted = server_->Handle(request);
+    EXPECT_EQ(admitted.body.find("nests arrays and objects"), std::string::npos) << route << admitted.body;
+    request.body = nested(4095);
+    EXPECT_EQ(Body(server_->Handle(request))["error"],
+              "the request body nests arrays and objects deeper than 4096 levels")
+        << route;
+  }
+}
+
 TEST_F(ServerTest, BearerTokensAreExactAndTheTokenAloneNamesTheActor) {
   Boot();
   EXPECT_EQ(Body(Call("POST", "/graphs/g1/query", "", Query("dev"))),
@@ -315,6 +365,13 @@ TEST_F(ServerTest, ClusterServedSchemaApplyIsAConflictAfterAuthAndPolicy) {
   EXPECT_EQ(Body(refused)["error"],
             "server-side schema apply is disabled for cluster-backed serving; update the cluster config, run "
             "`omnigraph cluster apply`, and restart the server.");
+  // The body is read before policy, as on every route.
+  EXPECT_EQ(Body(Call("POST", "/graphs/g1/schema/apply", "tok-r", json{{"allow_data_loss", true}})),
+            (json{{"error", "request field 'schema_source' is required"}, {"code", "bad_request"}}));
+  EXPECT_EQ(Call("POST", "/graphs/g1/schema/apply", "tok-a", json{{"schema_source", 7}}).status, 400);
+  EXPECT_EQ(Call("POST", "/graphs/g1/schema/apply", "tok-a", json{{"schema_source", kSchema}, {"allow_data_loss", "yes"}})
+                .status,
+            400);
 }
 
 TEST_F(ServerTest, DeprecatedRoutesAnswerTheLegacyShapesWithDeprecationHeaders) {
@@ -325,11 +382,16 @@ TEST_F(ServerTest, DeprecatedRoutesAnswerTheLegacyShapesWithDeprecationHeaders) 
   EXPECT_FALSE(Body(legacy).contains("graph_commit_id"));
   EXPECT_EQ(legacy.headers, (std::vector<std::pair<std::string, std::string>>{
                                 {"Deprecation", "true"}, {"Link", "</graphs/g1/query>; rel=\"successor-version\""}}));
-  // A mutation sent through /read runs only through the change check.
-  HttpResponse reader = Call("POST", "/graphs/g1/read", "tok-r",
-                             json{{"query_source", "query add() { insert Doc { slug: \"r\", body: \"x\" } }"},
-                                  {"branch", "dev"}});
-  EXPECT_EQ(reader.status, 403);
+  // A mutation sent through /read goes to the engine's read path, which
+  // refuses it after the read check: it never writes, whoever sends it.
+  for (const std::string token : {"tok-r", "tok-a"}) {
+    HttpResponse refused = Call("POST", "/graphs/g1/read", token,
+                                json{{"query_source", "query add() { insert Doc { slug: \"r\", body: \"x\" } }"},
+                                     {"branch", "dev"}});
+    EXPECT_EQ(refused.status, 400) << token;
+    EXPECT_EQ(Body(refused), (json{{"error", "query 'add' is a mutation; run it with `mutate`"}, {"code", "bad_request"}}))
+        << token;
+  }
   EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"d1"}));
   // POST /query refuses mutations outright.
   EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", Insert("dev", "q")).status, 400);
@@ -616,6 +678,10 @@ TEST(ServerTokens, TokenTablesRefuseBlanksAndDuplicates) {
   ASSERT_TRUE(from_env.ok());
   EXPECT_EQ(*from_env->Authenticate(std::string("Bearer one")), "default");
   EXPECT_EQ(*from_env->Authenticate(std::string("Bearer two")), "b");
+  env["OMNIGRAPH_SERVER_BEARER_TOKENS_JSON"] = R"({"b":"two","c":"three"," b ":"four"})";
+  EXPECT_EQ(server::TokenTable::FromEnvironment(lookup).status().message(),
+            "bearer token configuration names actor 'b' twice");
+  env["OMNIGRAPH_SERVER_BEARER_TOKENS_JSON"] = R"({"b":"two"})";
   env["OMNIGRAPH_SERVER_BEARER_TOKENS_AWS_SECRET"] = "arn";
   EXPECT_FALSE(server::TokenTable::FromEnvironment(lookup).ok());
   EXPECT_TRUE(server::IsTruthy(std::string(" yes ")));

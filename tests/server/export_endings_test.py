@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""How a streamed export ends when the server stops or storage fails
+(spec/server.md §1.1 graceful shutdown, §1.6 export).
+
+Usage: export_endings_test.py OMNIGRAPH_BINARY OMNIGRAPH_SERVER_BINARY
+
+1. Graceful stop: a client reads the first 64 KiB of a ~40 MiB export, the
+   server gets SIGTERM, then the client reads on. The server accepts no new
+   connection, but the export already under way is sent whole (its last
+   chunk included, every row there), and then the server exits with 0.
+2. Failure after 200: a client reads the first 64 KiB of an export, then the
+   node tables' files are moved away. The tables still to be scanned cannot
+   be read, so the body must end without its last chunk: the client sees a
+   truncated body, not a short export that looks complete. The server keeps
+   serving, and with the files back a full export is whole again.
+"""
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+
+import export_stall_test as stall
+import server_process
+
+fail = server_process.fail
+EXPORT_REQUEST = (b"POST /graphs/g1/export HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 2\r\n\r\n{}")
+ROWS = stall.TYPES * stall.ROWS_PER_TYPE
+
+
+def open_export(host, port, first_bytes=64 * 1024):
+    """Posts an export on a socket with a small receive buffer and reads
+    `first_bytes`; returns the socket and what was read."""
+    conn = socket.create_connection((host, port))
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+    conn.settimeout(30)
+    conn.sendall(EXPORT_REQUEST)
+    received = bytearray()
+    while len(received) < first_bytes:
+        chunk = conn.recv(first_bytes - len(received))
+        if not chunk:
+            fail("the export ended before its first 64 KiB")
+        received += chunk
+    if not received.startswith(b"HTTP/1.1 200"):
+        fail(f"the export answered {bytes(received[:80])!r}")
+    return conn, received
+
+
+def read_rest(conn, received):
+    """Reads until the server closes; returns (complete, body): whether the
+    chunked body ended with its last chunk, and the body's bytes."""
+    while True:
+        try:
+            chunk = conn.recv(1 << 16)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        received += chunk
+    conn.close()
+    head, _, rest = bytes(received).partition(b"\r\n\r\n")
+    if b"transfer-encoding: chunked" not in head.lower():
+        fail(f"the export is not chunked: {head!r}")
+    body, position = bytearray(), 0
+    while True:
+        end = rest.find(b"\r\n", position)
+        if end < 0:
+            return False, bytes(body)
+        size = int(rest[position:end], 16)
+        if size == 0:
+            return True, bytes(body)
+        if len(rest) < end + 2 + size + 2:
+            body += rest[end + 2:]
+            return False, bytes(body)
+        body += rest[end + 2:end + 2 + size]
+        position = end + 2 + size + 2
+
+
+def graceful_stop(ogs, root):
+    server, host, port = stall.start_server(ogs, root)
+    try:
+        conn, received = open_export(host, port)
+        server.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        try:
+            socket.create_connection((host, port), timeout=2).close()
+            fail("the stopping server accepted a new connection")
+        except OSError:
+            pass
+        complete, body = read_rest(conn, received)
+        if not complete:
+            fail(f"the stop cut the export under way after {len(body)} bytes")
+        if body.count(b"\n") != ROWS:
+            fail(f"the export sent during the stop has {body.count(stall.NEWLINE)} rows, expected {ROWS}")
+        try:
+            code = server.wait(timeout=15)
+        except Exception:
+            fail("the server did not exit after its last export ended")
+        if code != 0:
+            fail(f"the server exited with {code} after a graceful stop")
+        print(f"graceful stop: the export under way ended whole ({len(body)} bytes, {ROWS} rows); exit 0")
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def failure_after_200(ogs, root):
+    server, host, port = stall.start_server(ogs, root)
+    nodes = os.path.join(root, "graphs", "g1.omni", "nodes")
+    try:
+        conn, received = open_export(host, port)
+        os.rename(nodes, nodes + ".moved")
+        try:
+            complete, body = read_rest(conn, received)
+        finally:
+            os.rename(nodes + ".moved", nodes)
+        if complete:
+            fail(f"an export whose tables vanished ended with a last chunk ({body.count(stall.NEWLINE)} rows)")
+        if server.poll() is not None:
+            fail(f"the server exited ({server.returncode}) after a failed export")
+        status, _ = stall.request(host, port, "GET", "/healthz")
+        if status != 200:
+            fail(f"/healthz answered {status} after a failed export")
+        status, full = stall.request(host, port, "POST", "/graphs/g1/export", {}, timeout=60)
+        if status != 200 or full.count(b"\n") != ROWS:
+            fail(f"the export after the files came back answered {status} with {full.count(stall.NEWLINE)} rows")
+        print(f"failure after 200: the body ended without its last chunk after {len(body)} bytes; "
+              f"the next export is whole")
+    finally:
+        server.kill()
+        server.wait()
+
+
+def main():
+    if len(sys.argv) != 3:
+        fail(__doc__)
+    og, ogs = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as root:
+        stall.make_cluster(og, root)
+        graceful_stop(ogs, root)
+        failure_after_200(ogs, root)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
