@@ -1,8 +1,11 @@
 #include "server/server.h"
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <regex>
+
+#include <fmt/format.h>
 
 #include "cluster/serving.h"
 #include "exec/json_value.h"
@@ -117,6 +120,11 @@ Result<std::unique_ptr<Server>> Server::Boot(const ServerOptions& options, const
   std::unique_ptr<Server> server(new Server());
   server->openapi_path_ = options.openapi_path;
   server->engine_ = std::make_shared<api::Engine>(api::EngineOptions::WithCacheBudget(options.cache_bytes));
+  if (auto filter = environment("OMNIGRAPH_LOG")) {
+    auto parsed = EventLog::FromFilter(*filter);
+    if (parsed.ok()) server->log_ = std::move(*parsed);
+    else *log += "warning: " + parsed.status().message() + "; logging at info\n";
+  }
   OG_ASSIGN_OR_RETURN(cluster::ServingSnapshot snapshot, cluster::ReadServingSnapshot(options.cluster));
   ResolveProviderSecrets(environment, &snapshot);
   for (const cluster::Diagnostic& warning : snapshot.warnings) {
@@ -212,6 +220,7 @@ std::optional<HttpResponse> Server::Authenticate(const Route& route, Exchange& e
     auto found = graphs_.find(graph_id->second);
     if (found == graphs_.end()) return NotFoundResponse("graph '" + graph_id->second + "' not found");
     exchange.graph = found->second.get();
+    log_.Write(LogTarget::kRouting, LogLevel::kInfo, "graph routed", {{"graph_id", graph_id->second}});
   }
   return std::nullopt;
 }
@@ -243,12 +252,22 @@ HttpResponse Server::Handle(HttpRequest& request) {
     case RouteMatch::Outcome::kMatched:
       break;
   }
+  auto started = std::chrono::steady_clock::now();
   Exchange exchange{*this, request, std::move(match.params)};
   HttpResponse response = [&] {
     if (auto refusal = Authenticate(*match.route, exchange)) return *refusal;
     return match.route->handler(exchange);
   }();
   if (match.head_of_get) response.head_only = true;
+  if (log_.Enabled(LogTarget::kRequest, LogLevel::kDebug)) {
+    std::chrono::duration<double, std::milli> latency = std::chrono::steady_clock::now() - started;
+    log_.Write(LogTarget::kRequest, LogLevel::kDebug, "request",
+               {{"method", request.method},
+                {"path", request.path},
+                {"status", std::to_string(response.status)},
+                {"actor_id", exchange.actor.value_or("")},
+                {"latency_ms", fmt::format("{:.3f}", latency.count())}});
+  }
   return response;
 }
 
@@ -280,6 +299,13 @@ std::optional<HttpResponse> Authorize(const Exchange& exchange, policy::Action a
   if (target_branch) decided_target = graph::TrimBranchName(*target_branch);
   policy::Decision decision =
       engine->Decide(policy::Request{*exchange.actor, action, decided_branch, decided_target});
+  exchange.server.log().Write(LogTarget::kPolicy, LogLevel::kInfo, "policy decision",
+                              {{"actor_id", *exchange.actor},
+                               {"action", action_name},
+                               {"branch", decided_branch.value_or("")},
+                               {"target_branch", decided_target.value_or("")},
+                               {"allowed", decision.allowed ? "true" : "false"},
+                               {"matched_rule_id", decision.matched_rule_id.value_or("")}});
   if (!decision.allowed) return ErrorResponse(403, decision.message, "forbidden");
   return std::nullopt;
 }

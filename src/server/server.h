@@ -19,6 +19,7 @@
 #include "policy/evaluate.h"
 #include "server/admission.h"
 #include "server/auth.h"
+#include "server/event_log.h"
 #include "server/export_stream.h"
 #include "server/http.h"
 #include "server/router.h"
@@ -57,7 +58,8 @@ class Server {
   // Boots from the cluster's applied revision (cluster.md §5): reads the
   // serving snapshot, compiles the bundles, opens the graphs (at most 4 at
   // a time), loads tokens from `environment` and classifies the runtime
-  // state. Graph-level failures quarantine the graph (a warning in
+  // state. An OMNIGRAPH_LOG filter it cannot read is a warning in `*log`
+  // (the log stays at info). Graph-level failures quarantine the graph (a warning in
   // `*log`), or refuse the boot with `require_all_graphs`. Errors:
   // InvalidArgument with the message the spec names for every refusal.
   // Waits (up to 10 s) for streaming exports to finish: their threads read
@@ -96,6 +98,9 @@ class Server {
   const policy::Evaluator* server_policy() const { return server_policy_.get(); }
   const std::string& openapi_path() const { return openapi_path_; }
   bool auth_required() const { return runtime_state_ != RuntimeState::kOpen; }
+  // The event log (event_log.h), filtered by OMNIGRAPH_LOG at boot.
+  const EventLog& log() const { return log_; }
+  EventLog& log() { return log_; }
 
  private:
   Server() = default;
@@ -113,6 +118,7 @@ class Server {
   api::EnginePtr engine_;  // declared before graphs_: their handles read through it
   std::map<std::string, std::unique_ptr<ServedGraph>> graphs_;
   std::string openapi_path_;
+  EventLog log_;
 };
 
 // True when `id` may name a served graph (server.md §1.2): 1–64 ASCII

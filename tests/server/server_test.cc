@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <regex>
 
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,7 @@ class ServerTest : public ::testing::Test {
   void Boot(std::map<std::string, std::string> environment = {}) {
     environment.emplace("OMNIGRAPH_SERVER_BEARER_TOKENS_JSON",
                         R"({"reader":"tok-r","writer":"tok-w","admin":"tok-a","stranger":"tok-s"})");
+    environment.emplace("OMNIGRAPH_LOG", "off");  // tests that read the log set their own filter
     server::ServerOptions options;
     options.cluster = dir_.path();
     options.handles_per_graph = 2;
@@ -239,6 +241,68 @@ TEST_F(ServerTest, BodiesNestedDeeperThanTheLoaderAdmitsAreRefusedWhileParsed) {
               "the request body nests arrays and objects deeper than 4096 levels")
         << route;
   }
+}
+
+TEST_F(ServerTest, PolicyDecisionsAndRequestsAreLoggedAsTheFilterSays) {
+  Boot({{"OMNIGRAPH_LOG", "warn, policy=info ,request=debug"}});
+  std::vector<std::string> lines;
+  server_->log().set_sink([&lines](std::string_view line) { lines.emplace_back(line); });
+  ASSERT_EQ(Call("POST", "/graphs/g1/query", "tok-r", Query("dev")).status, 200);
+  ASSERT_EQ(Call("POST", "/graphs/g1/query", "tok-r", Query("main")).status, 403);
+  ASSERT_EQ(lines.size(), 4u);
+  // "<time> LEVEL target: message fields", the time RFC 3339 UTC in ms.
+  const std::regex time(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z )");
+  for (const std::string& line : lines) EXPECT_TRUE(std::regex_search(line, time)) << line;
+  auto rest = [](const std::string& line) { return line.substr(line.find(' ') + 1); };
+  EXPECT_EQ(rest(lines[0]),
+            "INFO policy: policy decision actor_id=reader action=read branch=dev target_branch= allowed=true "
+            "matched_rule_id=readers-read-unprotected\n");
+  std::string request = rest(lines[1]);
+  EXPECT_EQ(request.substr(0, request.find(" latency_ms=")),
+            "DEBUG request: request method=POST path=/graphs/g1/query status=200 actor_id=reader");
+  EXPECT_EQ(rest(lines[2]),
+            "INFO policy: policy decision actor_id=reader action=read branch=main target_branch= allowed=false "
+            "matched_rule_id=\n");
+  EXPECT_TRUE(rest(lines[3]).starts_with("DEBUG request: request method=POST path=/graphs/g1/query status=403"));
+}
+
+TEST_F(ServerTest, ALogFilterItCannotReadIsAWarningAndTheLogStaysAtInfo) {
+  server::ServerOptions options;
+  options.cluster = dir_.path();
+  std::string log;
+  auto booted = server::Server::Boot(
+      options,
+      MapEnvironment({{"OMNIGRAPH_SERVER_BEARER_TOKENS_JSON", R"({"reader":"tok-r"})"}, {"OMNIGRAPH_LOG", "polcy=debug"}}),
+      &log);
+  ASSERT_TRUE(booted.ok()) << booted.status().message();
+  EXPECT_EQ(log,
+            "warning: OMNIGRAPH_LOG: 'polcy=debug' is not a level or TARGET=LEVEL (levels: off, error, warn, info, "
+            "debug, trace; targets: policy, routing, request); logging at info\n");
+  EXPECT_TRUE((*booted)->log().Enabled(server::LogTarget::kRouting, server::LogLevel::kInfo));
+  EXPECT_FALSE((*booted)->log().Enabled(server::LogTarget::kRequest, server::LogLevel::kDebug));
+}
+
+TEST(ServerEventLog, FiltersAndLinesAreExact) {
+  auto log = server::EventLog::FromFilter("debug,routing=off,policy=TRACE");
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  EXPECT_TRUE(log->Enabled(server::LogTarget::kRequest, server::LogLevel::kDebug));
+  EXPECT_FALSE(log->Enabled(server::LogTarget::kRequest, server::LogLevel::kTrace));
+  EXPECT_FALSE(log->Enabled(server::LogTarget::kRouting, server::LogLevel::kError));
+  EXPECT_TRUE(log->Enabled(server::LogTarget::kPolicy, server::LogLevel::kTrace));
+  EXPECT_FALSE(log->Enabled(server::LogTarget::kPolicy, server::LogLevel::kOff));
+  EXPECT_TRUE(server::EventLog::FromFilter("").ok());
+  EXPECT_EQ(server::EventLog::FromFilter("info,request=loud").status().message(),
+            "OMNIGRAPH_LOG: 'request=loud' is not a level or TARGET=LEVEL (levels: off, error, warn, info, debug, "
+            "trace; targets: policy, routing, request)");
+  std::string written;
+  log->set_sink([&written](std::string_view line) { written = line; });
+  log->Write(server::LogTarget::kPolicy, server::LogLevel::kWarn, "odd values",
+             {{"plain", "a-b"}, {"empty", ""}, {"spaced", "a b"}, {"quoted", "say \"x\"=1\\"}, {"lines", "a\nb"}});
+  EXPECT_EQ(written.substr(written.find(' ') + 1),
+            "WARN policy: odd values plain=a-b empty= spaced=\"a b\" quoted=\"say \\\"x\\\"=1\\\\\" lines=\"a\\nb\"\n");
+  written.clear();
+  log->Write(server::LogTarget::kRouting, server::LogLevel::kError, "dropped", {});
+  EXPECT_EQ(written, "");
 }
 
 TEST_F(ServerTest, BearerTokensAreExactAndTheTokenAloneNamesTheActor) {
