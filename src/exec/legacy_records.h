@@ -69,7 +69,9 @@ Status ReadLegacyRecords(std::string_view data, const compiler::Catalog& catalog
 // types; a decimal number that reads (at the property's width) as the same
 // value for F32/F64; epoch days or a date literal of the same day for Date;
 // epoch milliseconds or a date/time literal of the same instant for
-// DateTime. `value` is non-null (GetScalar of the key column).
+// DateTime (a decimal integer is always read as the epoch count, so
+// "20240101" is day 20240101, not 2024-01-01). `value` is non-null
+// (GetScalar of the key column).
 bool LegacySpellingMatches(std::string_view explicit_id, const compiler::PropertyType& type, const Scalar& value);
 
 }  // namespace omnigraph::exec
