@@ -264,7 +264,7 @@ class Loader {
 
   // Converts one record's properties (`by_name`: the declared properties
   // the record gives) into the columns of `in`, both syntaxes alike.
-  // `number` is its line (strict) or record number (legacy).
+  // `line_no` is its line (strict) or record number (legacy).
   Status AddRecord(TableInput* in, const std::vector<std::pair<std::string_view, const JsonValue*>>& by_name,
                    std::optional<std::string> explicit_id, uint64_t line_no) {
     JsonValue null_value;  // default-constructed = null

@@ -1,4 +1,6 @@
-// Strict NDJSON graph-batch load (spec/surface.md §4.1–§4.4).
+// Strict NDJSON graph-batch load (spec/surface.md §4.1–§4.4), and the same
+// load of loader-compatible records (§4.6, LoadSyntax::kLegacy, read by
+// exec/legacy_records.h).
 //
 // Every line is parsed, checked against the envelope rules and converted to
 // typed columns in memory; ids are derived (keyed nodes) or taken from
