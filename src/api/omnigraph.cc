@@ -195,7 +195,7 @@ Result<exec::SchemaChangeResult> Omnigraph::ApplySchema(std::string_view source,
 
 Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_name, LoadMode mode,
                                    const std::string& branch, const exec::LoadProgress& progress,
-                                   const std::optional<std::string>& create_from) {
+                                   const std::optional<std::string>& create_from, exec::LoadSyntax syntax) {
   LoadReport report;
   report.branch = graph::TrimBranchName(branch);
   report.mode = mode;
@@ -210,7 +210,7 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
     }
   }
   OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange, report.branch, std::nullopt));
-  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress, &blob_policy_};
+  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress, &blob_policy_, syntax};
   OG_ASSIGN_OR_RETURN(exec::LoadOutcome outcome, exec::RunLoad(*graph_, catalogs_, request));
   for (const auto& [name, n] : outcome.node_records) report.nodes.push_back({name, n});
   for (const auto& [name, n] : outcome.edge_records) report.edges.push_back({name, n});

@@ -228,9 +228,14 @@ class Omnigraph {
   // `create_from`: a missing `branch` is first created from this branch
   // (BR-3.1 `load --branch B --from BASE`); without it a missing branch is
   // NotFound. Errors: those of exec::RunLoad and graph::CreateBranch.
+  // `syntax` kLegacy reads `data` as the loader-compatible syntax of HTTP
+  // /load and /ingest, CLI `ingest` and the SDK's load_as (§4.6,
+  // exec/legacy_records.h); its errors cite "record N" and `file_name` is
+  // unused. Everything past parsing is the same for both.
   Result<LoadReport> Load(std::string_view data, std::string_view file_name, LoadMode mode,
                           const std::string& branch = "main", const exec::LoadProgress& progress = {},
-                          const std::optional<std::string>& create_from = std::nullopt);
+                          const std::optional<std::string>& create_from = std::nullopt,
+                          exec::LoadSyntax syntax = exec::LoadSyntax::kStrict);
 
   // Runs read query `name` from `.gq` source (the only query when `name` is
   // empty) against `target`. `params_json` is a JSON object. Historical

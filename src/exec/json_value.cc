@@ -657,6 +657,32 @@ std::vector<JsonValue> JsonValue::Elements() const {
   return out;
 }
 
+bool JsonKindConvertsTo(const JsonValue& value, const compiler::PropertyType& type) {
+  using compiler::ScalarKind;
+  const Node& v = value.node();
+  if (v.kind == Kind::kNull) return true;
+  switch (type.shape) {
+    case compiler::PropertyType::Shape::kList:
+    case compiler::PropertyType::Shape::kVector: return v.kind == Kind::kArray;
+    case compiler::PropertyType::Shape::kEnum: return v.kind == Kind::kString;
+    case compiler::PropertyType::Shape::kScalar: break;
+  }
+  switch (type.scalar) {
+    case ScalarKind::kString: return v.kind == Kind::kString;
+    case ScalarKind::kBool: return v.kind == Kind::kBool;
+    case ScalarKind::kI32:
+    case ScalarKind::kI64:
+    case ScalarKind::kU32:
+    case ScalarKind::kU64: return v.is_integer() || v.integer_literal;
+    case ScalarKind::kF32:
+    case ScalarKind::kF64: return v.is_number();
+    case ScalarKind::kDate:
+    case ScalarKind::kDateTime: return v.kind == Kind::kString || v.is_integer() || v.integer_literal;
+    case ScalarKind::kBlob: return v.kind == Kind::kString;
+  }
+  return true;
+}
+
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
                           ArrayBuilder* builder, BlobInput* blobs) {
   const Node& v = value.node();

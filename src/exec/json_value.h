@@ -90,6 +90,16 @@ class BlobInput;
 Status AppendJsonProperty(const JsonValue& value, const compiler::PropertyType& type, std::string_view property,
                           ArrayBuilder* builder, BlobInput* blobs = nullptr);
 
+// True when `value` is null or of a JSON kind that property type `type`
+// converts from in §4.2 (String/enum and Blob: a string; Bool: true/false;
+// integers: an integer number, also one beyond 64 bits, which conversion
+// refuses as out of range; floats: any number; Date/DateTime: a string or
+// an integer; lists and vectors: an array). The value may still be refused
+// by AppendJsonProperty (a bad date text, an out-of-range number, a list
+// item of the wrong kind). The loader-compatible parser (§4.6) loads a
+// value for which this is false as NULL.
+bool JsonKindConvertsTo(const JsonValue& value, const compiler::PropertyType& type);
+
 // Decodes standard base64 (with padding); false when malformed or not
 // canonical (non-zero bits after the last whole byte, as in "QR==").
 bool DecodeBase64(std::string_view text, std::string* out);

@@ -11,6 +11,7 @@
 #include "compiler/entity_id.h"
 #include "exec/blob_value.h"
 #include "exec/json_value.h"
+#include "exec/legacy_records.h"
 #include "util/ulid.h"
 #include "util/utf8.h"
 #include "graph/id_index.h"
@@ -65,11 +66,20 @@ struct TableInput {
 class Loader {
  public:
   Loader(const graph::Snapshot& snapshot, const Catalog& catalog, std::string_view file,
-         LoadMode mode, const LoadProgress& progress, const ExternalBlobPolicy& blob_policy)
+         LoadMode mode, const LoadProgress& progress, const ExternalBlobPolicy& blob_policy, LoadSyntax syntax)
       : snapshot_(snapshot), base_(snapshot.state()), catalog_(catalog), file_(file), mode_(mode), progress_(progress),
-        blobs_(blob_policy) {}
+        blobs_(blob_policy), legacy_(syntax == LoadSyntax::kLegacy) {}
 
   Result<LoadPlan> Run(std::string_view data) {
+    if (legacy_) {
+      OG_RETURN_IF_ERROR(ReadLegacyRecords(data, catalog_, [&](const LegacyRecord& record, uint64_t bytes_read) {
+        OG_RETURN_IF_ERROR(LegacyRecordIn(record));
+        if (progress_ && record.number % kLoadProgressLines == 0) progress_(bytes_read, data.size());
+        return Status::OK();
+      }));
+      if (progress_) progress_(data.size(), data.size());
+      return Finish();
+    }
     uint64_t line_no = 0;
     size_t pos = 0;
     while (pos <= data.size()) {
@@ -93,7 +103,7 @@ class Loader {
       }
       if (line.size() > kMaxLineBytes) {
         return ResourceLimitExceeded("graph_batch_line_bytes", kMaxLineBytes, line.size())
-            .WithContext(fmt::format("{}:{}", file_, line_no));
+            .WithContext(Where(line_no));
       }
       Status st = Record(line, line_no);
       if (!st.ok()) return st;
@@ -105,8 +115,14 @@ class Loader {
   }
 
  private:
+  // Where record `n` is, in errors: "<file>:<line>", or "record <n>" for
+  // the legacy syntax, whose records may span lines.
+  std::string Where(uint64_t n) const {
+    return legacy_ ? fmt::format("record {}", n) : fmt::format("{}:{}", file_, n);
+  }
+
   Status LineError(uint64_t line, std::string_view what) const {
-    return InvalidArgument(fmt::format("{}:{}: {}", file_, line, what));
+    return InvalidArgument(fmt::format("{}: {}", Where(line), what));
   }
 
   // The input of node (or edge) type `name`. Files run long stretches of
@@ -152,7 +168,7 @@ class Loader {
     auto parsed = JsonValue::ParseLine(line);
     if (!parsed.ok()) {
       if (parsed.status().code() == ErrorCode::kResourceLimitExceeded) {
-        return parsed.status().WithContext(fmt::format("{}:{}", file_, line_no));
+        return parsed.status().WithContext(Where(line_no));
       }
       return LineError(line_no, parsed.status().message());
     }
@@ -220,6 +236,37 @@ class Loader {
       }
       by_name.emplace_back(name, &value);
     }
+    OG_RETURN_IF_ERROR(AddRecord(in, by_name, std::move(explicit_id), line_no));
+    // Release the line's document, so the next line can reuse it.
+    members.clear();
+    by_name.clear();
+    return Status::OK();
+  }
+
+  // A legacy record (exec/legacy_records.h), already normalised: only
+  // declared properties, values of the wrong JSON kind nulled.
+  Status LegacyRecordIn(const LegacyRecord& record) {
+    TableInput* in = nullptr;
+    if (record.node) {
+      OG_ASSIGN_OR_RETURN(in, InputOf(true, record.node->name, record.number));
+    } else {
+      OG_ASSIGN_OR_RETURN(in, InputOf(false, record.edge->name, record.number));
+      in->src.emplace_back(record.from);
+      in->dst.emplace_back(record.to);
+    }
+    std::vector<std::pair<std::string_view, const JsonValue*>>& by_name = members_scratch_;
+    by_name.clear();
+    for (const auto& [name, value] : record.fields) by_name.emplace_back(name, &value);
+    Status st = AddRecord(in, by_name, record.explicit_id, record.number);
+    by_name.clear();
+    return st;
+  }
+
+  // Converts one record's properties (`by_name`: the declared properties
+  // the record gives) into the columns of `in`, both syntaxes alike.
+  // `line_no` is its line (strict) or record number (legacy).
+  Status AddRecord(TableInput* in, const std::vector<std::pair<std::string_view, const JsonValue*>>& by_name,
+                   std::optional<std::string> explicit_id, uint64_t line_no) {
     JsonValue null_value;  // default-constructed = null
     for (size_t c = 0; c < in->columns.size(); ++c) {
       const Property* property = in->properties[c];
@@ -236,13 +283,10 @@ class Loader {
       Status st = AppendJsonProperty(value, property->type, property->name, in->columns[c].get(), &blobs_);
       if (!st.ok()) {
         // A refused Blob URI or a Blob budget keeps its own code and details.
-        if (st.code() != ErrorCode::kInvalidArgument) return st.WithContext(fmt::format("{}:{}", file_, line_no));
+        if (st.code() != ErrorCode::kInvalidArgument) return st.WithContext(Where(line_no));
         return LineError(line_no, st.message());
       }
     }
-    // Release the line's document, so the next line can reuse it.
-    members.clear();
-    by_name.clear();
     in->explicit_ids.push_back(std::move(explicit_id));
     in->lines.push_back(line_no);
     ++in->records;
@@ -271,9 +315,13 @@ class Loader {
         auto derived = compiler::DeriveKeyId(*in.node, key);
         if (!derived.ok()) return LineError(in.lines[r], derived.status().message());
         if (in.explicit_ids[r] && *in.explicit_ids[r] != *derived) {
-          return LineError(in.lines[r], fmt::format("node {} explicit id '{}' does not match its canonical @key id '{}'",
-                                                    in.type_name, ShortenForMessage(*in.explicit_ids[r]),
-                                                    ShortenForMessage(*derived)));
+          if (!legacy_ || !LegacyKeySpelling(in, key, *in.explicit_ids[r])) {
+            return LineError(in.lines[r],
+                             fmt::format("node {} explicit id '{}' does not match its canonical @key id '{}'",
+                                         in.type_name, ShortenForMessage(*in.explicit_ids[r]),
+                                         ShortenForMessage(*derived)));
+          }
+          OG_RETURN_IF_ERROR(RemapLegacyId(in, r, *in.explicit_ids[r], *derived));
         }
         id_builder.Append(*derived);
       } else if (in.explicit_ids[r]) {
@@ -302,13 +350,14 @@ class Loader {
         std::string cols = in.node->key.size() == 1 ? in.node->key.front()
                                                     : "(" + fmt::format("{}", fmt::join(in.node->key, ", ")) + ")";
         return LineError(in.lines[r], fmt::format("@unique violation on {}.{}: value '{}' held by '{}' and '{}' "
-                                                  "(lines {} and {})", in.type_name, cols, id, id, id,
+                                                  "({} {} and {})", in.type_name, cols, id, id, id,
+                                                  legacy_ ? "records" : "lines",
                                                   in.lines[last_row], in.lines[r]));
       }
       if (mode_ != LoadMode::kMerge) {
         return Status(ErrorCode::kKeyConflict,
-                      fmt::format("{}:{}: {} type '{}' already has this id: '{}' (repeated in the file)", file_,
-                                  in.lines[r], in.node ? "node" : "edge", in.type_name, id),
+                      fmt::format("{}: {} type '{}' already has this id: '{}' (repeated in the file)",
+                                  Where(in.lines[r]), in.node ? "node" : "edge", in.type_name, id),
                       {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", id}});
       }
       last_row = r;  // merge: the last occurrence wins
@@ -322,8 +371,8 @@ class Loader {
     if (in.edge) {
       BinaryBuilder src_builder(DataType::Utf8()), dst_builder(DataType::Utf8());
       for (int64_t r = 0; r < rows; ++r) {
-        src_builder.Append(in.src[r]);
-        dst_builder.Append(in.dst[r]);
+        src_builder.Append(Endpoint(in.edge->from_type, in.src[r]));
+        dst_builder.Append(Endpoint(in.edge->to_type, in.dst[r]));
       }
       columns[in.ColumnOf("src")] = src_builder.Finish();
       columns[in.ColumnOf("dst")] = dst_builder.Finish();
@@ -336,9 +385,18 @@ class Loader {
   Result<LoadPlan> Finish() {
     LoadPlan plan;
     plan.total_records = total_;
+    if (legacy_) {
+      // Nodes first: their legacy ids remap the edges' endpoints.
+      for (auto& [key, in] : inputs_) {
+        if (in.node) OG_RETURN_IF_ERROR(FinishTable(in).status());
+      }
+    }
     for (auto& [key, in] : inputs_) {
       (in.node ? plan.node_records : plan.edge_records)[in.type_name] = in.records;
-      OG_ASSIGN_OR_RETURN(RecordBatchPtr rows, FinishTable(in));
+      RecordBatchPtr rows = in.finished;
+      if (!rows) {
+        OG_ASSIGN_OR_RETURN(rows, FinishTable(in));
+      }
       TableDelta delta;
       delta.table_key = key;
       delta.upserts = rows;
@@ -356,7 +414,7 @@ class Loader {
             if (committed->RowOf(ids.GetView(r)) >= 0) {
               std::string id(ids.GetView(r));
               return Status(ErrorCode::kKeyConflict,
-                            fmt::format("{}:{}: {} type '{}' already has this id: '{}'", file_, in.LineOfId(id),
+                            fmt::format("{}: {} type '{}' already has this id: '{}'", Where(in.LineOfId(id)),
                                         in.node ? "node" : "edge", in.type_name, id),
                             {{"entity_kind", in.node ? "node" : "edge"}, {"type_name", in.type_name}, {"entity_id", id}});
             }
@@ -383,7 +441,39 @@ class Loader {
     if (in == inputs_.end()) return st;
     uint64_t line = in->second.LineOfId(id->second);
     if (line == 0) return st;
-    return Status(st.code(), fmt::format("{}:{}: {}", file_, line, st.message()), details);
+    return Status(st.code(), fmt::format("{}: {}", Where(line), st.message()), details);
+  }
+
+  // True when `explicit_id` is the legacy spelling of one component of the
+  // row's key (`key`, in NodeType::key order; §4.6).
+  bool LegacyKeySpelling(const TableInput& in, const std::vector<Scalar>& key, std::string_view explicit_id) const {
+    for (size_t k = 0; k < key.size(); ++k) {
+      const Property* property = in.node->FindProperty(in.node->key[k]);
+      if (property != nullptr && LegacySpellingMatches(explicit_id, property->type, key[k])) return true;
+    }
+    return false;
+  }
+
+  // Row `r` of `in` gave the legacy id `legacy` for canonical id `canonical`.
+  Status RemapLegacyId(const TableInput& in, int64_t r, const std::string& legacy, const std::string& canonical) {
+    auto [it, inserted] = legacy_ids_[in.type_name].emplace(legacy, canonical);
+    if (!inserted && it->second != canonical) {
+      return LineError(in.lines[r], fmt::format("node {} explicit id '{}' maps to both canonical @key ids '{}' and "
+                                                "'{}'; refusing ambiguous edge endpoint remap",
+                                                in.type_name, ShortenForMessage(legacy), ShortenForMessage(it->second),
+                                                ShortenForMessage(canonical)));
+    }
+    return Status::OK();
+  }
+
+  // The id an edge endpoint of node type `type` names: `id`, or the
+  // canonical id of a node this import gave `id` as its legacy id.
+  const std::string& Endpoint(const std::string& type, const std::string& id) const {
+    if (legacy_ids_.empty()) return id;
+    auto by_type = legacy_ids_.find(type);
+    if (by_type == legacy_ids_.end()) return id;
+    auto it = by_type->second.find(id);
+    return it == by_type->second.end() ? id : it->second;
   }
 
   const graph::Snapshot& snapshot_;
@@ -393,6 +483,9 @@ class Loader {
   LoadMode mode_;
   const LoadProgress& progress_;
   BlobInput blobs_;  // admits and counts the file's external Blob URIs
+  const bool legacy_;  // LoadSyntax::kLegacy
+  // Legacy syntax: node type -> legacy id -> canonical id (RemapLegacyId).
+  std::map<std::string, std::unordered_map<std::string, std::string>> legacy_ids_;
   std::map<std::string, TableInput> inputs_;
   uint64_t total_ = 0;
   TableInput* last_input_ = nullptr;  // see InputOf
@@ -406,8 +499,9 @@ class Loader {
 
 Result<LoadPlan> PlanLoad(const graph::Snapshot& base, const Catalog& catalog,
                           std::string_view data, std::string_view file_name, LoadMode mode,
-                          const LoadProgress& progress, const ExternalBlobPolicy& blob_policy) {
-  return Loader(base, catalog, file_name, mode, progress, blob_policy).Run(data);
+                          const LoadProgress& progress, const ExternalBlobPolicy& blob_policy,
+                          LoadSyntax syntax) {
+  return Loader(base, catalog, file_name, mode, progress, blob_policy, syntax).Run(data);
 }
 
 }  // namespace omnigraph::exec

@@ -34,6 +34,10 @@ HttpResponse HandleBlobHead(Exchange& exchange);
 HttpResponse HandleMutate(Exchange& exchange);
 HttpResponse HandleMutateIfGraphCommit(Exchange& exchange);
 HttpResponse HandleLegacyChange(Exchange& exchange);
+// POST /load and the deprecated /ingest: the JSON envelope {branch?, from?,
+// mode?, data}, whose data is read by the loader-compatible parser
+// (surface.md §4.6, exec::LoadSyntax::kLegacy). POST /load/ndjson: a raw,
+// strict graph batch (§4.1).
 HttpResponse HandleLoad(Exchange& exchange);
 HttpResponse HandleLoadNdjson(Exchange& exchange);
 std::optional<HttpResponse> PreflightLoadNdjson(Exchange& exchange);

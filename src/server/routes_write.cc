@@ -81,6 +81,9 @@ std::optional<HttpResponse> ReadMutateBody(Exchange& exchange, MutateBody* out) 
 struct LoadRequest {
   std::optional<std::string> branch, from, mode;
   std::string data;
+  // The JSON envelope of /load and /ingest carries loader-compatible
+  // records (surface.md §4, §4.6); /load/ndjson is strict.
+  exec::LoadSyntax syntax = exec::LoadSyntax::kStrict;
 };
 
 // The load's checks before any data is read: its mode, then policy
@@ -111,11 +114,13 @@ HttpResponse WriteLoad(Exchange& exchange, const LoadRequest& request, bool exis
   if (auto refusal = Admit(exchange, exchange.request.body.size(), &ticket)) return *refusal;
   std::optional<std::string> create_from = exists ? std::nullopt : request.from;
   auto report = exchange.graph->Write<Result<api::LoadReport>>(exchange.actor, [&](api::Omnigraph& handle) {
-    return handle.Load(request.data, "<request body>", *mode, branch, {}, create_from);
+    return handle.Load(request.data, "<request body>", *mode, branch, {}, create_from, request.syntax);
   });
   if (!report.ok()) return ErrorResponse(report.status());
   Json body = api::wire::LoadReportJson(*report, exchange.graph->uri());
-  body["base_branch"] = report->branch_created && create_from ? Json(*create_from) : Json();
+  // The request's `from`, echoed even when the branch already existed
+  // (openapi IngestOutput / GraphBatchLoadOutput `base_branch`).
+  body["base_branch"] = request.from ? Json(*request.from) : Json();
   body["actor_id"] = exchange.actor ? Json(*exchange.actor) : Json();
   return JsonResponse(body);
 }
@@ -137,6 +142,7 @@ HttpResponse LoadFromEnvelope(Exchange& exchange) {
   }
   if (!data) return BadRequest("request field 'data' is required");
   request.data = std::move(*data);
+  request.syntax = exec::LoadSyntax::kLegacy;
   return RunLoad(exchange, request);
 }
 

@@ -353,6 +353,34 @@ TEST_F(RemoteCliTest, LoadAndSchemaShowGoThroughTheServer) {
   EXPECT_NE(overwrite.err.find("pass --yes"), std::string::npos) << overwrite.err;
 }
 
+// The deprecated `ingest` (surface.md §4.6, §5.2) posts the JSON envelope
+// to /ingest: the same loader-compatible records, errors and outputs.
+TEST_F(RemoteCliTest, IngestGoesThroughTheServer) {
+  Serve();
+  Write("more.json", "{\n  \"type\": \"Person\",\n  \"data\": {\"name\": \"cy\", \"age\": \"4\"}\n}\n"
+                     "{\"edge\":\"Knows\",\"from\":\"cy\",\"to\":\"ann\",\"extra\":1}\n");
+  Write("bad.json", "{\"type\":\"Person\",\"data\":{\"name\":\"dd\"}}\n{\"type\":\"Nope\"}\n");
+  ExpectSame("ingest --data bad.json --quiet");
+  CliRun ingested = Run("ingest --data more.json --branch feat " + Served());
+  ASSERT_EQ(ingested.rc, 0) << ingested.err;
+  EXPECT_EQ(ingested.err, "warning: `ingest` is deprecated; use `load` (strict NDJSON)\nomnigraph ingest → " +
+                              server_->url() + " (served)\n");
+  EXPECT_EQ(ingested.out.rfind("ingested 2 entities from ", 0), 0u) << ingested.out;
+  EXPECT_NE(ingested.out.find(" into branch feat from main with merge (branch created)\n  node Person: 1\n"
+                              "  edge Knows: 1\n"),
+            std::string::npos)
+      << ingested.out;
+  CliRun json = Run("ingest --data more.json --branch feat --json --quiet " + Served());
+  ASSERT_EQ(json.rc, 0) << json.err;
+  auto out = nlohmann::json::parse(json.out);
+  EXPECT_EQ(out["branch_created"], false);
+  EXPECT_EQ(out["base_branch"], "main");
+  EXPECT_EQ(out["total_entities"], 2);
+  ExpectSame("export --branch feat --type Person");
+  CliRun exported = Run("export --branch feat --type Person " + Served());
+  EXPECT_NE(exported.out.find("{\"id\":\"cy\",\"age\":null,"), std::string::npos) << exported.out;
+}
+
 TEST_F(RemoteCliTest, TheBearerTokenFollowsTheOperatorChain) {
   Serve("{\"alice\":\"s3cret\",\"bob\":\"b0b\"}");
   const std::string read = "query people --query q.gq --format csv ";

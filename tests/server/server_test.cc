@@ -544,6 +544,61 @@ std::optional<std::string> Header(const HttpResponse& response, const std::strin
   return std::nullopt;
 }
 
+// surface.md §4: the JSON envelope of /load and /ingest carries
+// loader-compatible records (§4.6: any whitespace between values, extras
+// ignored, errors citing "record N"); /load/ndjson stays strict.
+TEST_F(ServerTest, LoadAndIngestEnvelopesTakeLegacyRecords) {
+  Boot();
+  auto pretty = [](const std::string& first, const std::string& second) {
+    return "{\n  \"type\": \"Doc\",\n  \"data\": {\"slug\": \"" + first +
+           "\", \"body\": \"b\", \"extra\": 1},\n  \"note\": \"by hand\"\n} {\"type\":\"Doc\",\"data\":{\"slug\":\"" +
+           second + "\",\"body\":\"b\",\"file\":7}}\n";
+  };
+  HttpResponse loaded = Call("POST", "/graphs/g1/load", "tok-a", json{{"data", pretty("l1", "l2")}});
+  ASSERT_EQ(loaded.status, 200) << loaded.body;
+  EXPECT_EQ(Body(loaded)["total_entities"], 2);
+  EXPECT_EQ(Body(loaded)["mode"], "merge");
+  EXPECT_EQ(Body(loaded)["base_branch"], nullptr);
+  HttpResponse ingested =
+      Call("POST", "/graphs/g1/ingest", "tok-a", json{{"data", pretty("l3", "l4")}, {"branch", "main"}, {"from", "main"}});
+  ASSERT_EQ(ingested.status, 200) << ingested.body;
+  EXPECT_EQ(Header(ingested, "Deprecation"), "true");
+  EXPECT_EQ(Body(ingested)["total_entities"], 2);
+  EXPECT_EQ(Body(ingested)["branch_created"], false);
+  // The request's `from` is echoed even though the branch existed.
+  EXPECT_EQ(Body(ingested)["base_branch"], "main");
+  EXPECT_EQ(Slugs("main"), (std::vector<std::string>{"d1", "l1", "l2", "l3", "l4"}));
+
+  // Refusals are 400 ErrorOutput bodies naming the record.
+  for (const std::string route : {"/graphs/g1/load", "/graphs/g1/ingest"}) {
+    HttpResponse refused = Call("POST", route, "tok-a",
+                                json{{"data", "{\"type\":\"Doc\",\"data\":{\"slug\":\"x\",\"body\":\"b\"}}\n"
+                                              "{\"type\":\"Ghost\",\"data\":{}}\n"}});
+    EXPECT_EQ(refused.status, 400) << route;
+    EXPECT_EQ(Body(refused)["error"], "record 2: unknown node type 'Ghost'") << route;
+    HttpResponse missing = Call("POST", route, "tok-a", json{{"data", "{\"type\":\"Doc\",\"data\":{\"slug\":\"x\"}}"}});
+    EXPECT_EQ(missing.status, 400) << route;
+    EXPECT_EQ(Body(missing)["error"], "record 1: non-nullable property 'body' has null or invalid values") << route;
+  }
+
+  // The same records are refused by the strict raw NDJSON route.
+  HttpRequest raw;
+  raw.method = "POST";
+  ASSERT_TRUE(server::SplitTarget("/graphs/g1/load/ndjson?branch=main", &raw));
+  raw.headers.Add("Authorization", "Bearer tok-a");
+  raw.headers.Add("Content-Type", "application/x-ndjson");
+  raw.body = pretty("n1", "n2");
+  HttpResponse strict = server_->Handle(raw);
+  EXPECT_EQ(strict.status, 400) << strict.body;
+  EXPECT_EQ(Body(strict)["error"].get<std::string>().rfind("<request body>:1: invalid JSON at column ", 0), 0u)
+      << strict.body;
+  raw.body = "{\"type\":\"Doc\",\"data\":{\"slug\":\"n1\",\"body\":\"b\",\"extra\":1}}\n";
+  HttpResponse unknown = server_->Handle(raw);
+  EXPECT_EQ(unknown.status, 400) << unknown.body;
+  EXPECT_EQ(Body(unknown)["error"], "<request body>:1: unknown input field 'extra' for 'node:Doc'");
+  EXPECT_EQ(Slugs("main"), (std::vector<std::string>{"d1", "l1", "l2", "l3", "l4"}));
+}
+
 TEST_F(ServerTest, BlobsStreamWithTheirTagRangesAndConditions) {
   Boot();
   const std::string blob = "/graphs/g1/blob?entity=node&type=Doc&id=d1&property=file";

@@ -309,4 +309,20 @@ Result<Json> RemoteGraph::Load(const std::string& data, const std::string& mode,
   return CallJson(std::move(request));
 }
 
+Result<Json> RemoteGraph::Ingest(const std::string& data, const std::string& mode, const std::string& branch,
+                                 const std::optional<std::string>& from) {
+  Json body{{"branch", branch}, {"mode", mode}, {"data", data}};
+  if (from) body["from"] = *from;
+  HttpRequest request;
+  request.method = "POST";
+  request.target = "/ingest";
+  request.content_type = "application/json";
+  try {
+    request.body = body.dump();
+  } catch (const nlohmann::json::type_error&) {
+    return InvalidArgument("the data is not valid UTF-8, which the JSON envelope of /ingest needs");
+  }
+  return CallJson(std::move(request));
+}
+
 }  // namespace omnigraph::cli::remote

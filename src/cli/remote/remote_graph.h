@@ -137,6 +137,11 @@ class RemoteGraph {
   // LoadOutput.
   Result<nlohmann::ordered_json> Load(const std::string& data, const std::string& mode, const std::string& branch,
                                       const std::optional<std::string>& from);
+  // POST /graphs/{id}/ingest {branch, from?, mode, data} (the deprecated
+  // loader-compatible load, surface.md §4.6) → IngestOutput. Errors: as
+  // Call; InvalidArgument when `data` is not UTF-8 (the envelope is JSON).
+  Result<nlohmann::ordered_json> Ingest(const std::string& data, const std::string& mode, const std::string& branch,
+                                        const std::optional<std::string>& from);
 
  private:
   // Sends `request` below /graphs/{id}; the raw body of a 2xx reply, else

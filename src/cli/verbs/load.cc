@@ -1,5 +1,7 @@
 // `load [URI] --data FILE --mode overwrite|append|merge [--branch B [--from BASE]]`
-// (surface §4, §5.2): a strict NDJSON load, one atomic commit.
+// (surface §4, §5.2): a strict NDJSON load, one atomic commit; and the
+// hidden, deprecated `ingest [URI] --data FILE [--branch B] [--from BASE]
+// [--mode MODE]` (§4.6), the same load of loader-compatible records.
 #include <unistd.h>
 
 #include <algorithm>
@@ -130,7 +132,105 @@ int RunLoad(Context& context, const LoadOptions& options) {
   return kExitOk;
 }
 
+struct IngestOptions {
+  std::string uri;              // positional graph URI
+  std::string data;             // --data: the records ("-" is stdin)
+  std::string mode = "merge";   // --mode
+  std::string branch = "main";  // --branch
+  std::string from = "main";    // --from: create a missing --branch from this branch
+};
+
+// Prints an ingest's outcome from its wire form (IngestOutput: LoadOutput
+// and base_branch), local or served alike (surface §5.2 `ingest`):
+// "ingested N entities from <uri> into branch B from BASE with MODE
+// (branch created|branch exists)", then "  <node|edge> <Type>: <N>" per
+// type, nodes first, each sorted by name.
+void PrintIngest(const nlohmann::ordered_json& report, const std::string& base, bool json) {
+  if (json) {
+    std::cout << report.dump(2) << "\n";
+    return;
+  }
+  const bool created = Flag(report, "branch_created", false);
+  std::cout << fmt::format("ingested {} entities from {} into branch {} from {} with {} ({})\n",
+                           Member(report, "total_entities").dump(), Text(report, "uri"), Text(report, "branch"), base,
+                           Text(report, "mode"), created ? "branch created" : "branch exists");
+  for (std::string_view kind : {"nodes", "edges"}) {
+    const nlohmann::ordered_json& types = Member(report, kind);
+    if (!types.is_array()) continue;
+    for (const nlohmann::ordered_json& type : types) {
+      std::cout << fmt::format("  {} {}: {}\n", kind == "nodes" ? "node" : "edge", Text(type, "name"),
+                               Member(type, "entities_loaded").dump());
+    }
+  }
+}
+
+// The ingest on a server: POST /ingest with the JSON envelope.
+int RunServedIngest(Context& context, const IngestOptions& options) {
+  GlobalFlags& flags = context.flags;
+  auto graph = remote::RemoteGraph::Open(flags, options.uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  auto data = ReadFile(options.data);
+  if (!data.ok()) return context.Fail(data.status());
+  if (options.mode == "overwrite") {
+    if (Status st = ConfirmDestructive(flags, "ingest --mode overwrite", graph->url()); !st.ok()) {
+      return context.Fail(st);
+    }
+  }
+  EchoWriteTarget(flags, "ingest", graph->url(), /*served=*/true);
+  auto report = graph->Ingest(*data, options.mode, options.branch, options.from);
+  if (!report.ok()) return context.Fail(report.status());
+  if (Member(*report, "commit").is_object()) {
+    context.published = fmt::format("commit '{}'", Text(Member(*report, "commit"), "graph_commit_id"));
+  }
+  PrintIngest(*report, options.from, flags.json);
+  return kExitOk;
+}
+
+int RunIngest(Context& context, const IngestOptions& options) {
+  GlobalFlags& flags = context.flags;
+  std::cerr << "warning: `ingest` is deprecated; use `load` (strict NDJSON)\n";
+  if (Status st = PrepareVerb(&flags, "ingest", {.actor = true, .yes = true, .served = true}); !st.ok()) {
+    return context.Fail(st);
+  }
+  auto mode = api::ParseLoadMode(options.mode);
+  if (!mode) {
+    std::cerr << "error: --mode must be overwrite, append or merge\n";
+    return kExitUsage;
+  }
+  if (AddressesServer(options.uri, flags)) return RunServedIngest(context, options);
+  auto uri = ResolveUri(options.uri, flags);
+  if (!uri.ok()) return context.Fail(uri.status());
+  auto data = ReadFile(options.data);
+  if (!data.ok()) return context.Fail(data.status());
+  EchoWriteTarget(flags, "ingest", *uri);
+  auto graph = api::Omnigraph::Open(*uri);
+  if (!graph.ok()) return context.Fail(graph.status());
+  if (Status st = SetWriteActor(**graph, flags); !st.ok()) return context.Fail(st);
+  LoadProgressBar bar(*data);
+  auto report = (*graph)->Load(*data, options.data, *mode, options.branch, bar.callback(), options.from,
+                               exec::LoadSyntax::kLegacy);
+  bar.Finish();
+  if (!report.ok()) return context.Fail(report.status());
+  if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
+  nlohmann::ordered_json wire = api::wire::LoadReportJson(*report, *uri);
+  wire["base_branch"] = options.from;
+  PrintIngest(wire, options.from, flags.json);
+  return kExitOk;
+}
+
 }  // namespace
+
+void RegisterIngest(CLI::App& app, Context& context) {
+  auto options = std::make_shared<IngestOptions>();
+  // Hidden from --help (an empty group): deprecated in favour of `load`.
+  CLI::App* ingest = app.add_subcommand("ingest", "deprecated: loader-compatible load (use load)")->group("");
+  ingest->add_option("uri", options->uri, "graph directory");
+  ingest->add_option("--data", options->data, "records: JSON values separated by whitespace")->required();
+  ingest->add_option("--mode", options->mode, "overwrite | append | merge (default merge)");
+  ingest->add_option("--branch", options->branch, "target branch (default main)");
+  ingest->add_option("--from", options->from, "create a missing --branch from this branch (default main)");
+  ingest->callback([&context, options] { context.exit_code = RunIngest(context, *options); });
+}
 
 void RegisterLoad(CLI::App& app, Context& context) {
   auto options = std::make_shared<LoadOptions>();

@@ -11,8 +11,9 @@ struct VerbRegistration {
 };
 
 // Every verb, in the order `--help` lists them. `repair` is registered by
-// RegisterRepair, which lives with optimize.
-constexpr std::array<VerbRegistration, 24> kVerbs = {{
+// RegisterRepair, which lives with optimize; `ingest` (hidden from --help)
+// by RegisterIngest, which lives with load.
+constexpr std::array<VerbRegistration, 25> kVerbs = {{
     {"init", RegisterInit},         {"load", RegisterLoad},       {"query", RegisterQuery},
     {"mutate", RegisterMutate},     {"export", RegisterExport},   {"blob", RegisterBlob},
     {"snapshot", RegisterSnapshot}, {"schema", RegisterSchema},   {"lint", RegisterLint},
@@ -20,7 +21,7 @@ constexpr std::array<VerbRegistration, 24> kVerbs = {{
     {"optimize", RegisterOptimize}, {"repair", RegisterRepair},   {"cleanup", RegisterCleanup},
     {"cluster", RegisterCluster},   {"policy", RegisterPolicy},     {"version", RegisterVersion},
     {"graphs", RegisterGraphs},     {"queries", RegisterQueries}, {"alias", RegisterAlias},
-    {"login", RegisterLogin},       {"logout", RegisterLogout},   {"profile", RegisterProfile},
+    {"login", RegisterLogin},       {"logout", RegisterLogout},   {"profile", RegisterProfile}, {"ingest", RegisterIngest},
 }};
 
 }  // namespace

@@ -40,6 +40,7 @@ void RegisterVerbs(CLI::App& app, Context& context, std::string_view verb);
 
 void RegisterInit(CLI::App& app, Context& context);      // init: create a graph
 void RegisterLoad(CLI::App& app, Context& context);      // load: strict NDJSON load
+void RegisterIngest(CLI::App& app, Context& context);    // ingest: deprecated legacy load (hidden; verbs/load.cc)
 void RegisterQuery(CLI::App& app, Context& context);     // query: run a read query
 void RegisterMutate(CLI::App& app, Context& context);    // mutate: run a mutation
 void RegisterExport(CLI::App& app, Context& context);    // export: NDJSON export

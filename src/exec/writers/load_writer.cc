@@ -12,7 +12,7 @@ Result<LoadOutcome> RunLoad(graph::GraphStore& graph, CatalogCache& catalogs, co
     OG_ASSIGN_OR_RETURN(auto catalog, catalogs.CatalogFor(txn.state()));
     // PlanLoad validates the whole delta itself, so errors name input lines.
     OG_ASSIGN_OR_RETURN(LoadPlan plan, PlanLoad(txn.base(), *catalog, r.data, r.file_name, r.mode, r.progress,
-                                                 r.blob_policy ? *r.blob_policy : DenyExternalBlobs()));
+                                                 r.blob_policy ? *r.blob_policy : DenyExternalBlobs(), r.syntax));
     policy->re_prepare_on_read_set_changed = r.mode != LoadMode::kOverwrite;
     OG_ASSIGN_OR_RETURN(std::vector<graph::Effect> effects, StageChanges(txn, ToTableChanges(plan.delta)));
     OG_ASSIGN_OR_RETURN(graph::DoorOutcome published, graph::CommitThroughDoor(graph, txn, std::move(effects)));

@@ -1,5 +1,5 @@
 // The load writer (spec/surface.md §4; spec/engine.md §5.2 "Load"):
-// strict NDJSON, validated completely, then one atomic commit (also for
+// strict NDJSON (or the loader-compatible syntax, §4.6), validated completely, then one atomic commit (also for
 // empty input).
 #pragma once
 
@@ -24,6 +24,8 @@ struct LoadRequest {
   LoadProgress progress;
   // Admits external Blob URIs (default: deny every one). REQUIRES: outlives the call.
   const ExternalBlobPolicy* blob_policy = nullptr;
+  // How `data` is read: strict graph batch, or loader-compatible (§4.6).
+  LoadSyntax syntax = LoadSyntax::kStrict;
 };
 
 struct LoadOutcome {
