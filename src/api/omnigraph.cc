@@ -199,10 +199,16 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
   LoadReport report;
   report.branch = graph::TrimBranchName(branch);
   report.mode = mode;
+  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress, &blob_policy_, syntax};
   if (create_from) {
     auto live = graph_->manifests().Resolve(report.branch);
     if (!live.ok() && live.status().code() == ErrorCode::kNotFound) {
       OG_RETURN_IF_ERROR(Enforce(policy::Action::kBranchCreate, *create_from, report.branch));
+      OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange, report.branch, std::nullopt));
+      // The new branch starts as the base's head: input the load would
+      // refuse there is refused before the branch exists, so a bad load
+      // leaves the graph as it was.
+      OG_RETURN_IF_ERROR(exec::CheckLoad(*graph_, catalogs_, request, graph::TrimBranchName(*create_from)));
       OG_RETURN_IF_ERROR(graph::CreateBranch(*graph_, report.branch, *create_from).status());
       report.branch_created = true;
     } else {
@@ -210,7 +216,6 @@ Result<LoadReport> Omnigraph::Load(std::string_view data, std::string_view file_
     }
   }
   OG_RETURN_IF_ERROR(Enforce(policy::Action::kChange, report.branch, std::nullopt));
-  exec::LoadRequest request{data, file_name, ToExecMode(mode), report.branch, actor_, progress, &blob_policy_, syntax};
   OG_ASSIGN_OR_RETURN(exec::LoadOutcome outcome, exec::RunLoad(*graph_, catalogs_, request));
   for (const auto& [name, n] : outcome.node_records) report.nodes.push_back({name, n});
   for (const auto& [name, n] : outcome.edge_records) report.edges.push_back({name, n});

@@ -169,6 +169,19 @@ TEST_F(BranchLifecycleTest, LoadCreatesAMissingBranchFromItsBase) {
   EXPECT_EQ(again->commit->parent_id, loaded->commit->id);
 }
 
+// Input the load refuses never leaves the branch it would have forked: the
+// load is checked against the base's head before the branch is created.
+TEST_F(BranchLifecycleTest, ARefusedLoadLeavesNoNewBranchBehind) {
+  auto refused = db().Load(R"({"type":"Person","data":{"name":"Gus","age":"five"}})", "g.jsonl",
+                           api::LoadMode::kMerge, "staging", {}, std::string("main"));
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(), "g.jsonl:1: strict property 'age' expects Int32, got \"five\"");
+  auto conflict = db().Load(R"({"type":"Person","data":{"name":"Alice","age":5}})", "a.jsonl",
+                            api::LoadMode::kAppend, "staging", {}, std::string("main"));
+  EXPECT_EQ(conflict.status().code(), ErrorCode::kKeyConflict);
+  EXPECT_EQ(Branches(), std::vector<std::string>{"main"});
+}
+
 // Row 18.
 TEST_F(BranchLifecycleTest, DeleteRemovesTheBranchAndAllowsRecreate) {
   Create("feature");

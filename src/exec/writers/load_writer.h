@@ -41,4 +41,11 @@ struct LoadOutcome {
 // storage errors.
 Result<LoadOutcome> RunLoad(graph::GraphStore& graph, CatalogCache& catalogs, const LoadRequest& request);
 
+// Plans `request` against the head of `branch` without writing anything:
+// the check a load onto a branch it is about to fork from `branch` makes
+// first, so that input the load would refuse never leaves a new branch
+// behind. Errors: those of PlanLoad; NotFound (branch_not_found).
+Status CheckLoad(graph::GraphStore& graph, CatalogCache& catalogs, const LoadRequest& request,
+                 std::string_view branch);
+
 }  // namespace omnigraph::exec
