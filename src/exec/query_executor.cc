@@ -877,11 +877,7 @@ class ReadExecutor {
     std::vector<double> q;
     if (e.embed_text) {
       if (!qv.is_string()) return InvalidArgument("nearest text query must be a String");
-      if (!MockEmbeddingsEnabled()) {
-        return Unsupported(
-            "nearest with a String query needs an embedding client; only mock embeddings "
-            "(OMNIGRAPH_EMBEDDINGS_MOCK=1) are available in this build");
-      }
+      if (!MockEmbeddingsEnabled()) return EmbeddingProviderUnavailable();
       int32_t dim = column != nullptr && column->type_id() == TypeId::kFixedSizeList ? column->type()->list_size() : 0;
       if (dim <= 0) return Status::OK();
       OG_ASSIGN_OR_RETURN(std::vector<float> v, MockEmbedding(qv.string_value(), dim));

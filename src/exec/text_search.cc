@@ -9,6 +9,8 @@
 #include <iterator>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "util/utf8.h"
 
 namespace omnigraph::exec {
@@ -234,7 +236,41 @@ Result<std::vector<float>> MockEmbedding(std::string_view text, int32_t dim) {
   return v;
 }
 
+Status EmbeddingProviderUnavailable() {
+  auto variable = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    std::string text = value == nullptr ? "" : value;
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(text.begin());
+    return text;
+  };
+  std::string provider = variable("OMNIGRAPH_EMBED_PROVIDER");
+  if (provider.empty()) provider = "openai-compatible";
+  std::vector<const char*> keys;
+  if (provider == "openai-compatible") keys = {"OPENROUTER_API_KEY", "OPENAI_API_KEY"};
+  else if (provider == "openai") keys = {"OPENAI_API_KEY"};
+  else if (provider == "gemini") keys = {"GEMINI_API_KEY"};
+  else {
+    return InvalidArgument(fmt::format(
+        "unknown embedding provider '{}' (expected openai-compatible|openai|gemini|mock)", provider));
+  }
+  bool have_key = false;
+  for (const char* key : keys) have_key = have_key || !variable(key).empty();
+  if (!have_key) {
+    return Unsupported(fmt::format("{} is required for the {} embedding provider", fmt::join(keys, " or "), provider));
+  }
+  return Unsupported(fmt::format(
+      "nearest with a String query needs the {} embedding provider, which this build has no client for; only "
+      "mock embeddings (OMNIGRAPH_EMBEDDINGS_MOCK=1) are available",
+      provider));
+}
+
 bool MockEmbeddingsEnabled() {
+  if (const char* provider = std::getenv("OMNIGRAPH_EMBED_PROVIDER")) {
+    std::string name(provider);
+    name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return std::isspace(c); }), name.end());
+    if (name == "mock") return true;
+  }
   const char* v = std::getenv("OMNIGRAPH_EMBEDDINGS_MOCK");
   if (v == nullptr) return false;
   std::string s(v);

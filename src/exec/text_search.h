@@ -72,7 +72,17 @@ class Bm25Scorer {
 Result<std::vector<float>> MockEmbedding(std::string_view text, int32_t dim);
 
 // True when OMNIGRAPH_EMBEDDINGS_MOCK is set to a truthy value
-// (anything but "", "0", "false", "no", "off").
+// (anything but "", "0", "false", "no", "off"), or OMNIGRAPH_EMBED_PROVIDER
+// names the `mock` provider.
 bool MockEmbeddingsEnabled();
+
+// Why a String `nearest` query cannot be embedded here (only mock
+// embeddings exist in this build), in the words of the provider the
+// environment selects (OMNIGRAPH_EMBED_PROVIDER: openai-compatible, the
+// default; openai; gemini): when none of the provider's key variables is
+// set, "<KEY>[ or <KEY>] is required for the <provider> embedding provider",
+// as upstream says; otherwise that the provider has no client in this
+// build. Unsupported either way; an unknown provider is InvalidArgument.
+Status EmbeddingProviderUnavailable();
 
 }  // namespace omnigraph::exec

@@ -1158,10 +1158,38 @@ TEST_F(SearchTest, ReciprocalRankFusion) {
 }
 
 TEST_F(SearchTest, NearestTextQueryNeedsAnEmbedder) {
-  ::unsetenv("OMNIGRAPH_EMBEDDINGS_MOCK");
-  auto r = Run(kSearchQueries, "text_nearest", {{"t", S("machine learning")}});
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+  // The provider the environment selects names the key it lacks, as upstream.
+  const std::vector<const char*> variables = {"OMNIGRAPH_EMBEDDINGS_MOCK", "OMNIGRAPH_EMBED_PROVIDER",
+                                              "OPENROUTER_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"};
+  std::map<std::string, std::optional<std::string>> saved;
+  for (const char* name : variables) {
+    const char* value = std::getenv(name);
+    saved[name] = value == nullptr ? std::nullopt : std::optional<std::string>(value);
+    ::unsetenv(name);
+  }
+  auto message = [&] {
+    auto r = Run(kSearchQueries, "text_nearest", {{"t", S("machine learning")}});
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), ErrorCode::kUnsupported);
+    return r.status().message();
+  };
+  EXPECT_EQ(message(), "OPENROUTER_API_KEY or OPENAI_API_KEY is required for the openai-compatible embedding provider");
+  ::setenv("OMNIGRAPH_EMBED_PROVIDER", "gemini", 1);
+  EXPECT_EQ(message(), "GEMINI_API_KEY is required for the gemini embedding provider");
+  ::setenv("GEMINI_API_KEY", " key ", 1);
+  EXPECT_EQ(message(),
+            "nearest with a String query needs the gemini embedding provider, which this build has no client for; "
+            "only mock embeddings (OMNIGRAPH_EMBEDDINGS_MOCK=1) are available");
+  ::setenv("OMNIGRAPH_EMBED_PROVIDER", "bespoke", 1);
+  auto unknown = Run(kSearchQueries, "text_nearest", {{"t", S("machine learning")}});
+  EXPECT_EQ(unknown.status().message(),
+            "unknown embedding provider 'bespoke' (expected openai-compatible|openai|gemini|mock)");
+  ::setenv("OMNIGRAPH_EMBED_PROVIDER", " mock", 1);
+  EXPECT_TRUE(Run(kSearchQueries, "text_nearest", {{"t", S("machine learning")}}).ok());
+  for (const auto& [name, value] : saved) {
+    if (value) ::setenv(name.c_str(), value->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
   ::setenv("OMNIGRAPH_EMBEDDINGS_MOCK", "1", 1);
   auto mock = Run(kSearchQueries, "text_nearest", {{"t", S("machine learning")}});
   ::unsetenv("OMNIGRAPH_EMBEDDINGS_MOCK");
