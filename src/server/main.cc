@@ -7,6 +7,7 @@
 //
 // After binding it prints one stdout line `OMNIGRAPH_LISTEN_ADDR=<ip:port>`
 // (the real port when 0 was asked), so harnesses need not reserve ports.
+// Events go to stderr as OMNIGRAPH_LOG filters them (event_log.h).
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
@@ -29,6 +30,9 @@ int main(int argc, char** argv) {
   omnigraph::server::ServerOptions options;
   omnigraph::server::TransportOptions transport;
   CLI::App app{"omnigraph-server: serve a cluster's graphs over HTTP"};
+  app.footer("Environment: OMNIGRAPH_SERVER_BEARER_TOKEN[S_FILE|S_JSON], OMNIGRAPH_LOG (LEVEL or TARGET=LEVEL,...; "
+             "targets policy, routing, request; default info), OMNIGRAPH_REQUIRE_ALL_GRAPHS, "
+             "OMNIGRAPH_PER_ACTOR_INFLIGHT_MAX, OMNIGRAPH_PER_ACTOR_BYTES_MAX");
   app.add_option("--cluster", options.cluster, "cluster config directory or file:// storage root")->required();
   app.add_option("--bind", transport.bind, "listen address ip:port (port 0: any free port)");
   app.add_flag("--unauthenticated", options.unauthenticated, "serve without bearer tokens or policy (Open mode)");
