@@ -102,6 +102,27 @@ int RunServedLoad(Context& context, const LoadOptions& options) {
   return kExitOk;
 }
 
+// The local half of `load` and `ingest`: resolves the graph, reads the
+// file, echoes the write target (`verb`), opens the graph as the write
+// actor and loads with `syntax`, drawing progress. Sets `*uri` to the
+// resolved graph and records the published commit on `context`. Errors:
+// those of ResolveUri, ReadFile, Open, SetWriteActor and Omnigraph::Load.
+Result<api::LoadReport> LoadLocally(Context& context, std::string_view verb, const std::string& uri_argument,
+                                    const std::string& data_path, api::LoadMode mode, const std::string& branch,
+                                    const std::optional<std::string>& create_from, exec::LoadSyntax syntax,
+                                    std::string* uri) {
+  OG_ASSIGN_OR_RETURN(*uri, ResolveUri(uri_argument, context.flags));
+  OG_ASSIGN_OR_RETURN(std::string data, ReadFile(data_path));
+  EchoWriteTarget(context.flags, std::string(verb), *uri);
+  OG_ASSIGN_OR_RETURN(auto graph, api::Omnigraph::Open(*uri));
+  OG_RETURN_IF_ERROR(SetWriteActor(*graph, context.flags));
+  LoadProgressBar bar(data);
+  auto report = graph->Load(data, data_path, mode, branch, bar.callback(), create_from, syntax);
+  bar.Finish();
+  if (report.ok() && report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
+  return report;
+}
+
 int RunLoad(Context& context, const LoadOptions& options) {
   GlobalFlags& flags = context.flags;
   if (Status st = PrepareVerb(&flags, "load", {.actor = true, .yes = true, .served = true}); !st.ok()) {
@@ -113,22 +134,13 @@ int RunLoad(Context& context, const LoadOptions& options) {
     return kExitUsage;
   }
   if (AddressesServer(options.uri, flags)) return RunServedLoad(context, options);
-  auto uri = ResolveUri(options.uri, flags);
-  if (!uri.ok()) return context.Fail(uri.status());
-  auto data = ReadFile(options.data);
-  if (!data.ok()) return context.Fail(data.status());
-  EchoWriteTarget(flags, "load", *uri);
-  auto graph = api::Omnigraph::Open(*uri);
-  if (!graph.ok()) return context.Fail(graph.status());
-  if (Status st = SetWriteActor(**graph, flags); !st.ok()) return context.Fail(st);
-  LoadProgressBar bar(*data);
   std::optional<std::string> create_from;
   if (!options.from.empty()) create_from = options.from;
-  auto report = (*graph)->Load(*data, options.data, *mode, options.branch, bar.callback(), create_from);
-  bar.Finish();
+  std::string uri;
+  auto report = LoadLocally(context, "load", options.uri, options.data, *mode, options.branch, create_from,
+                            exec::LoadSyntax::kStrict, &uri);
   if (!report.ok()) return context.Fail(report.status());
-  if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
-  PrintLoad(api::wire::LoadReportJson(*report, *uri), flags.json);
+  PrintLoad(api::wire::LoadReportJson(*report, uri), flags.json);
   return kExitOk;
 }
 
@@ -198,21 +210,11 @@ int RunIngest(Context& context, const IngestOptions& options) {
     return kExitUsage;
   }
   if (AddressesServer(options.uri, flags)) return RunServedIngest(context, options);
-  auto uri = ResolveUri(options.uri, flags);
-  if (!uri.ok()) return context.Fail(uri.status());
-  auto data = ReadFile(options.data);
-  if (!data.ok()) return context.Fail(data.status());
-  EchoWriteTarget(flags, "ingest", *uri);
-  auto graph = api::Omnigraph::Open(*uri);
-  if (!graph.ok()) return context.Fail(graph.status());
-  if (Status st = SetWriteActor(**graph, flags); !st.ok()) return context.Fail(st);
-  LoadProgressBar bar(*data);
-  auto report = (*graph)->Load(*data, options.data, *mode, options.branch, bar.callback(), options.from,
-                               exec::LoadSyntax::kLegacy);
-  bar.Finish();
+  std::string uri;
+  auto report = LoadLocally(context, "ingest", options.uri, options.data, *mode, options.branch, options.from,
+                            exec::LoadSyntax::kLegacy, &uri);
   if (!report.ok()) return context.Fail(report.status());
-  if (report->commit) context.published = fmt::format("commit '{}'", report->commit->id);
-  nlohmann::ordered_json wire = api::wire::LoadReportJson(*report, *uri);
+  nlohmann::ordered_json wire = api::wire::LoadReportJson(*report, uri);
   wire["base_branch"] = options.from;
   PrintIngest(wire, options.from, flags.json);
   return kExitOk;
