@@ -12,6 +12,7 @@
 #include "api/omnigraph.h"
 #include "exec/export.h"
 #include "exec/ordered_lines.h"
+#include "support/ordered_lines_input.h"
 #include "support/temp_dir.h"
 
 namespace omnigraph::exec {
@@ -19,40 +20,22 @@ namespace ordered_lines_test {
 
 // Ids 0..n-1 zero-padded, added in a shuffled order; returns what Drain emits.
 std::vector<std::string> Drained(IdOrderedLines& lines, int n, size_t* spilled) {
-  std::vector<int> ids(n);
-  for (int i = 0; i < n; ++i) ids[i] = i;
-  std::shuffle(ids.begin(), ids.end(), std::mt19937(7));
-  for (int id : ids) {
-    std::string key = fmt::format("{:06}", id);
-    EXPECT_TRUE(lines.Add(key, "line " + key + "\n").ok());
-  }
+  for (int id : testing::ShuffledIds(n, 7)) EXPECT_TRUE(testing::AddId(lines, id).ok());
   *spilled = lines.spilled_runs();
-  std::vector<std::string> out;
-  Status drained = lines.Drain([&](std::string_view line) {
-    out.emplace_back(line);
-    return Status::OK();
-  });
-  EXPECT_TRUE(drained.ok()) << drained.ToString();
-  return out;
-}
-
-std::vector<std::string> Expected(int n) {
-  std::vector<std::string> expected;
-  for (int i = 0; i < n; ++i) expected.push_back(fmt::format("line {:06}\n", i));
-  return expected;
+  return testing::DrainAll(lines);
 }
 
 TEST(IdOrderedLinesTest, OneRunIsSortedInMemory) {
   IdOrderedLines lines;
   size_t spilled = 0;
-  EXPECT_EQ(Drained(lines, 1000, &spilled), Expected(1000));
+  EXPECT_EQ(Drained(lines, 1000, &spilled), testing::ExpectedLines(1000));
   EXPECT_EQ(spilled, 0u);
 }
 
 TEST(IdOrderedLinesTest, SpilledRunsMergeInIdOrder) {
   IdOrderedLines lines(/*run_bytes=*/4096);
   size_t spilled = 0;
-  EXPECT_EQ(Drained(lines, 5000, &spilled), Expected(5000));
+  EXPECT_EQ(Drained(lines, 5000, &spilled), testing::ExpectedLines(5000));
   EXPECT_GT(spilled, 50u);  // each run holds a few dozen entries
   // Drained empties it: nothing is emitted twice.
   int emitted = 0;

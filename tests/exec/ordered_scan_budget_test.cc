@@ -13,42 +13,19 @@
 
 #include "exec/ordered_lines.h"
 #include "exec/ordered_scan_budget.h"
+#include "support/ordered_lines_input.h"
 
 namespace omnigraph::exec {
 namespace ordered_scan_budget_test {
+
+using testing::AddId;
+using testing::DrainAll;
+using testing::ShuffledIds;
 
 // Every entry below is id "NNNNNN" (6 bytes) and line "line NNNNNN\n"
 // (12 bytes): 18 bytes + 64 of bookkeeping held in a run, 26 spilled.
 constexpr int64_t kHeldPerEntry = 6 + 12 + 2 * sizeof(std::string);
 constexpr int64_t kSpilledPerEntry = 2 * 4 + 6 + 12;
-
-std::vector<int> ShuffledIds(int n, unsigned seed) {
-  std::vector<int> ids(n);
-  for (int i = 0; i < n; ++i) ids[i] = i;
-  std::shuffle(ids.begin(), ids.end(), std::mt19937(seed));
-  return ids;
-}
-
-Status AddId(IdOrderedLines& lines, int id) {
-  std::string key = fmt::format("{:06}", id);
-  return lines.Add(key, "line " + key + "\n");
-}
-
-std::vector<std::string> DrainAll(IdOrderedLines& lines) {
-  std::vector<std::string> out;
-  Status drained = lines.Drain([&](std::string_view line) {
-    out.emplace_back(line);
-    return Status::OK();
-  });
-  EXPECT_TRUE(drained.ok()) << drained.ToString();
-  return out;
-}
-
-std::vector<std::string> Expected(int n) {
-  std::vector<std::string> expected;
-  for (int i = 0; i < n; ++i) expected.push_back(fmt::format("line {:06}\n", i));
-  return expected;
-}
 
 TEST(OrderedScanBudgetTest, TheSpecDefaults) {
   OrderedScanBudget budget;
@@ -115,7 +92,7 @@ TEST(OrderedScanBudgetTest, ScansSharingAPoolSpillEarlierAndNeverPassIt) {
   EXPECT_EQ(added.scratch_bytes % kSpilledPerEntry, 0);
   EXPECT_GT(added.scratch_bytes, 0);
 
-  const std::vector<std::string> expected = Expected(kRows);
+  const std::vector<std::string> expected = testing::ExpectedLines(kRows);
   EXPECT_EQ(DrainAll(unbounded), expected);
   EXPECT_EQ(DrainAll(first), expected);
   EXPECT_EQ(DrainAll(second), expected);
@@ -147,8 +124,8 @@ TEST(OrderedScanBudgetTest, ConcurrentScansOnThreadsStayWithinThePool) {
     }
     for (std::thread& thread : threads) thread.join();
   }
-  EXPECT_EQ(outputs[0], Expected(kRows));
-  EXPECT_EQ(outputs[1], Expected(kRows));
+  EXPECT_EQ(outputs[0], testing::ExpectedLines(kRows));
+  EXPECT_EQ(outputs[1], testing::ExpectedLines(kRows));
   const OrderedScanBudget::Usage usage = budget.usage();
   EXPECT_LE(usage.peak_resident_bytes, kPool);
   // 20,000 rows are 1.6 MB held: the pool made both scans spill.
