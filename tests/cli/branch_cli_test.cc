@@ -52,7 +52,7 @@ TEST_F(BranchCliTest, CreateListDeleteOutputs) {
   CliRun created = Run("branch create --uri g feature");
   EXPECT_EQ(created.rc, 0) << created.err;
   EXPECT_EQ(created.out, "created branch feature from main\n");
-  EXPECT_EQ(created.err, "");
+  EXPECT_EQ(created.err, "omnigraph branch create → g (direct, local)\n");  // §5.1 write target
   CliRun json_created = Run("branch create --uri g --from feature experiment --json --as ann");
   EXPECT_EQ(json_created.rc, 0) << json_created.err;
   EXPECT_EQ(json_created.out,
@@ -73,6 +73,7 @@ TEST_F(BranchCliTest, CreateListDeleteOutputs) {
   EXPECT_EQ(refused.rc, 1);
   EXPECT_EQ(refused.out, "");
   EXPECT_EQ(refused.err,
+            "omnigraph branch delete → g (direct, local)\n"
             "error: cannot delete branch 'feature' because descendant branch 'experiment' still depends on it\n");
   CliRun deleted = Run("branch delete --uri g experiment --json");
   EXPECT_EQ(deleted.rc, 0) << deleted.err;
@@ -81,6 +82,36 @@ TEST_F(BranchCliTest, CreateListDeleteOutputs) {
   EXPECT_EQ(human.rc, 0) << human.err;
   EXPECT_EQ(human.out, "deleted branch feature\n");
   EXPECT_EQ(Run("branch list --uri g").out, "main\n");
+}
+
+// §5.1: the local branch writes echo their target on stderr, as load and
+// schema apply do (and as their served forms do), unless --quiet; the
+// read (branch list) does not.
+TEST_F(BranchCliTest, LocalBranchWritesEchoTheirTarget) {
+  CliRun created = Run("branch create --store g feature");
+  EXPECT_EQ(created.rc, 0) << created.err;
+  EXPECT_EQ(created.err, "omnigraph branch create → g (direct, local)\n");
+  CliRun merged = Run("branch merge --uri file://g feature");
+  EXPECT_EQ(merged.rc, 0) << merged.err;
+  EXPECT_EQ(merged.out, "merged feature into main: already_up_to_date\n");
+  EXPECT_EQ(merged.err, "omnigraph branch merge → file://g (direct, local)\n");
+  CliRun deleted = Run("branch delete --uri g feature");
+  EXPECT_EQ(deleted.rc, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "deleted branch feature\n");
+  EXPECT_EQ(deleted.err, "omnigraph branch delete → g (direct, local)\n");
+  CliRun listed = Run("branch list --uri g");
+  EXPECT_EQ(listed.err, "");
+
+  for (const char* quiet : {"branch create --uri g --quiet other", "branch merge --quiet --uri g other",
+                            "--quiet branch delete --uri g other"}) {
+    CliRun run = Run(quiet);
+    EXPECT_EQ(run.rc, 0) << quiet << "\n" << run.err;
+    EXPECT_EQ(run.err, "") << quiet;
+  }
+  // A graph that does not open is reported before anything is echoed.
+  CliRun missing = Run("branch create --uri nowhere x");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(missing.err.find("omnigraph branch create"), std::string::npos) << missing.err;
 }
 
 // Row 36: a refused post-merge delete warns and exits 0; an accepted one
@@ -99,7 +130,8 @@ TEST_F(BranchCliTest, MergeDeleteBranchRefusalWarnsAndExitsZero) {
                                            {"branch_deleted", false},
                                            {"branch_delete_error", refusal},
                                            {"commit", nullptr}}));
-  EXPECT_EQ(merged.err, "warning: merged, but could not delete branch 'feature': " + refusal + "\n");
+  EXPECT_EQ(merged.err, "omnigraph branch merge → g (direct, local)\nwarning: merged, but could not delete branch "
+                        "'feature': " + refusal + "\n");
   EXPECT_EQ(Run("branch list --uri g").out, "feature\nfeature-child\nmain\n");
   EXPECT_EQ(Commits().size(), 2u);
 }
@@ -108,7 +140,7 @@ TEST_F(BranchCliTest, MergeDeleteBranchDeletesTheSource) {
   ASSERT_EQ(Run("branch create --uri g feature").rc, 0);
   ASSERT_NO_FATAL_FAILURE(Mutate("insert_person", R"({"name":"Eve","age":22})", "feature"));
   const std::string old_head = Head(), feature_head = Head("feature");
-  CliRun merged = Run("branch merge --uri g feature --delete-branch --json");
+  CliRun merged = Run("branch merge --uri g feature --delete-branch --json --quiet");
   EXPECT_EQ(merged.rc, 0) << merged.err;
   EXPECT_EQ(merged.err, "");
   json out = json::parse(merged.out);
@@ -142,7 +174,8 @@ TEST_F(BranchCliTest, AMergeConflictExitsOneAndChangesNothing) {
   CliRun merged = Run("branch merge --uri g feature --json");
   EXPECT_EQ(merged.rc, 1);
   EXPECT_EQ(merged.out, "");
-  EXPECT_EQ(merged.err, "error: merge conflicts: node type 'Person', entity id 'Alice' (divergent_update)\n");
+  EXPECT_EQ(merged.err, "omnigraph branch merge → g (direct, local)\n"
+                        "error: merge conflicts: node type 'Person', entity id 'Alice' (divergent_update)\n");
   EXPECT_EQ(Commits(), main_before);
   EXPECT_EQ(Commits("feature"), feature_before);
   EXPECT_EQ(People(), "p.name,p.age\nAlice,31\nBob,25\nCharlie,35\nDiana,28\n");
@@ -310,13 +343,15 @@ TEST_F(BranchCliTest, RefusedBranchControlExitsOne) {
     CliRun run = Run(c.args + " --json");
     EXPECT_EQ(run.rc, 1);
     EXPECT_EQ(run.out, "");
-    EXPECT_EQ(run.err, c.err);
+    // The write target is echoed once the graph opens (§5.1).
+    const std::string verb = c.args.substr(0, c.args.find(" --uri"));
+    EXPECT_EQ(run.err, "omnigraph " + verb + " → g (direct, local)\n" + c.err);
   }
   EXPECT_EQ(Run("branch list --uri g").out, "main\n");
   EXPECT_EQ(Commits(), before);
   // A path-prefix collision.
   ASSERT_EQ(Run("branch create --uri g review").rc, 0);
-  CliRun nested = Run("branch create --uri g review/x");
+  CliRun nested = Run("branch create --uri g review/x --quiet");
   EXPECT_EQ(nested.rc, 1);
   EXPECT_EQ(nested.err,
             "error: cannot create branch 'review/x' while live branch 'review' shares its physical Lance path; live "

@@ -141,6 +141,7 @@ int RunBranchCreate(Context& context, const BranchCreateOptions& options) {
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
+  EchoWriteTarget(context.flags, "branch create", GivenUri(options.uri, context.flags));
   auto created = (*graph)->BranchCreate(options.name, options.from);
   if (!created.ok()) return context.Fail(created.status());
   context.published = fmt::format("branch '{}'", created->name);
@@ -176,6 +177,7 @@ int RunBranchDelete(Context& context, const BranchDeleteOptions& options) {
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
+  EchoWriteTarget(context.flags, "branch delete", GivenUri(options.uri, context.flags));
   if (Status deleted = (*graph)->BranchDelete(options.name); !deleted.ok()) return context.Fail(deleted);
   context.published = fmt::format("deletion of branch '{}'", options.name);
   PrintBranchDelete(api::wire::BranchDeleteJson(GivenUri(options.uri, context.flags), options.name, (*graph)->actor()),
@@ -201,6 +203,7 @@ int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
+  EchoWriteTarget(context.flags, "branch merge", GivenUri(options.uri, context.flags));
   api::BranchMergeOptions merge;
   merge.delete_branch = options.delete_branch;
   merge.as_commit = options.as_commit;
