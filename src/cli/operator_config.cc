@@ -99,11 +99,12 @@ class Parser {
       std::string path = name + "." + key;
       OG_RETURN_IF_ERROR(CheckUnique(&keys, path, entry.first));
       if (section.named_entries) {
-        // servers.<name> etc. are accepted without effect in this build;
-        // profiles.<name> are kept, since a profile can address a store.
+        // servers.<name>.url, clusters.<name>.root, profiles.<name> and
+        // aliases.<name> are kept.
         OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
         OperatorAlias* alias = name == "aliases" ? &config_.aliases[key] : nullptr;
         const bool server = name == "servers";
+        const bool cluster = name == "clusters";
         if (entry.second.IsNull()) continue;
         if (!entry.second.IsMap()) return WrongKind(entry.second, path, "a map");
         std::set<std::string> fields;
@@ -121,6 +122,11 @@ class Parser {
               return WrongKind(field.second, path + ".url", "a non-empty http(s) URL");
             }
             config_.servers[key] = field.second.Scalar();
+          } else if (cluster && field_key == "root" && !field.second.IsNull()) {
+            if (!field.second.IsScalar() || field.second.Scalar().empty()) {
+              return WrongKind(field.second, path + ".root", "a non-empty cluster directory or URI");
+            }
+            config_.clusters[key] = field.second.Scalar();
           }
         }
         if (profile != nullptr && (profile->store.has_value() + profile->server.has_value() +

@@ -3,9 +3,9 @@
 // OMNIGRAPH_HOME is set.
 //
 // It uses the keys that address a graph (defaults.store, defaults.server,
-// defaults.default_graph, servers.<name>.url, profiles), the aliases of
-// `alias`, and accepts the rest of the documented schema (clusters)
-// without effect. A key outside
+// defaults.default_graph, servers.<name>.url, profiles), the cluster
+// roots `--cluster NAME` names (clusters.<name>.root) and the aliases of
+// `alias`. A key outside
 // that schema is reported as a warning, never an error, so a config shared
 // with other versions keeps working.
 #pragma once
@@ -49,6 +49,7 @@ struct OperatorConfig {
   std::optional<std::string> server;             // defaults.server: a server name or URL
   std::optional<std::string> default_graph;      // defaults.default_graph: the graph id on that server
   std::map<std::string, std::string> servers;    // servers.<name>.url, by name
+  std::map<std::string, std::string> clusters;   // clusters.<name>.root, by name
   std::optional<size_t> table_max_column_width;  // defaults.table_max_column_width, in terminal columns
   bool table_cell_wrap = false;                  // defaults.table_cell_layout: wrap (else truncate)
   std::map<std::string, OperatorProfile> profiles;  // profiles.<name>, by name

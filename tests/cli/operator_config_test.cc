@@ -1,6 +1,7 @@
 // The operator config file (spec/surface.md §5.5).
 #include "cli/operator_config.h"
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -57,6 +58,7 @@ aliases:
   EXPECT_EQ(config->profiles.at("remote").server, "prod");
   EXPECT_EQ(config->profiles.at("remote").default_graph, "people");
   EXPECT_FALSE(config->profiles.at("remote").store.has_value());
+  EXPECT_EQ(config->clusters.at("main"), "s3://bucket/root");
   EXPECT_TRUE(config->warnings.empty());
 }
 
