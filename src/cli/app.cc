@@ -28,6 +28,26 @@ size_t VerbIndex(const std::vector<std::string>& args) {
   return verb;
 }
 
+// `query --alias NAME [ARGS…]` (the corpus cookbooks' spelling; hidden) is
+// `alias NAME [ARGS…]`: the verb word becomes `alias` and `--alias` (or
+// `--alias=NAME`, which becomes NAME) is dropped, wherever it stands
+// before a `--`.
+void RewriteQueryAlias(std::vector<std::string>* args, size_t verb) {
+  for (size_t i = verb + 1; i < args->size(); ++i) {
+    std::string& word = (*args)[i];
+    if (word == "--") return;
+    if (word == "--alias") {
+      args->erase(args->begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (word.rfind("--alias=", 0) == 0) {
+      word = word.substr(8);
+    } else {
+      continue;
+    }
+    (*args)[verb] = "alias";
+    return;
+  }
+}
+
 // The deprecated spellings (surface §5.2) are rewritten to their commands
 // before parsing, each with a one-line warning on stderr: `read` → `query`,
 // `change` → `mutate`, and `check`, `query lint`, `query check` → `lint`.
@@ -61,6 +81,7 @@ std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv, bool* hel
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
     args[verb] = "lint";
   }
+  if (args[verb] == "query") RewriteQueryAlias(&args, verb);
   return args;
 }
 
