@@ -22,10 +22,30 @@ size_t VerbIndex(const std::vector<std::string>& args) {
   size_t verb = 0;
   while (verb < args.size() && args[verb].rfind("-", 0) == 0) {
     bool takes_value = (args[verb] == "--store" || args[verb] == "--as" || args[verb] == "--profile" ||
-                        args[verb] == "--server" || args[verb] == "--graph");
+                        args[verb] == "--server" || args[verb] == "--graph" || args[verb] == "--cluster");
     verb += takes_value ? 2 : 1;
   }
   return verb;
+}
+
+// `query --alias NAME [ARGS…]` (the corpus cookbooks' spelling; hidden) is
+// `alias NAME [ARGS…]`: the verb word becomes `alias` and `--alias` (or
+// `--alias=NAME`, which becomes NAME) is dropped, wherever it stands
+// before a `--`.
+void RewriteQueryAlias(std::vector<std::string>* args, size_t verb) {
+  for (size_t i = verb + 1; i < args->size(); ++i) {
+    std::string& word = (*args)[i];
+    if (word == "--") return;
+    if (word == "--alias") {
+      args->erase(args->begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (word.rfind("--alias=", 0) == 0) {
+      word = word.substr(8);
+    } else {
+      continue;
+    }
+    (*args)[verb] = "alias";
+    return;
+  }
 }
 
 // The deprecated spellings (surface §5.2) are rewritten to their commands
@@ -61,6 +81,7 @@ std::vector<std::string> RewriteDeprecatedVerbs(int argc, char** argv, bool* hel
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(verb));
     args[verb] = "lint";
   }
+  if (args[verb] == "query") RewriteQueryAlias(&args, verb);
   return args;
 }
 
@@ -92,25 +113,15 @@ std::optional<std::string> UnknownCommand(CLI::App* app, const std::vector<std::
   return std::nullopt;
 }
 
-// The §5.1 flag that addresses a cluster (--cluster) when it is on the
-// command line, which the data commands have no use for; without this,
-// CLI11 would take the flag's value for a command name.
-std::optional<std::string> RemoteAddressingFlag(const std::vector<std::string>& args) {
-  for (const std::string& word : args) {
-    if (word == "--") break;
-    for (std::string_view flag : {"--cluster"}) {
-      if (word == flag || word.rfind(std::string(flag) + "=", 0) == 0) return std::string(flag);
-    }
-  }
-  return std::nullopt;
-}
-
 // The global flags of §5.1 that this build serves, bound to `flags`.
 // `show_version` is set by -v/--version.
 void AddGlobalFlags(CLI::App& app, GlobalFlags* flags, bool* show_version) {
   app.add_option("--store", flags->store, "address one graph's storage directly (path or file:// URI)");
   app.add_option("--server", flags->server, "address an omnigraph-server (a servers.<name> entry or an http:// URL)");
-  app.add_option("--graph", flags->graph, "select a graph on that server");
+  app.add_option("--graph", flags->graph, "select a graph on that server, or of the cluster (--cluster)");
+  app.add_option("--cluster", flags->cluster, "cluster root (a directory or URI) for optimize, repair, cleanup, lint, "
+                                              "policy and queries")
+      ->each([flags](const std::string&) { flags->cluster_given = true; });
   app.add_flag("--json", flags->json, "print JSON instead of human text");
   app.add_flag("--quiet", flags->quiet, "suppress the stderr write-target line");
   app.add_flag("--yes", flags->yes, "consent to destructive writes against non-local targets");
@@ -143,12 +154,6 @@ int RunVerbs(int argc, char** argv, Context* context) {
   const std::vector<std::string> words = args;
   const size_t verb = VerbIndex(words);
   RegisterVerbs(app, *context, verb < words.size() ? std::string_view(words[verb]) : std::string_view());
-  if (std::optional<std::string> flag = RemoteAddressingFlag(words)) {
-    std::cerr << "error: " << *flag
-              << " addresses a cluster, which this command does not reach; address a graph with a path, --store "
-                 "<path> or --server <url> --graph <id>\n";
-    return kExitUsage;
-  }
   if (help_verb) {
     // --help wins over everything else in CLI11, so a help request for a
     // command that does not exist would print the program's help.

@@ -11,6 +11,7 @@
 
 #include "api/wire/error_json.h"
 #include "cli/operator_config.h"
+#include "cluster/serving.h"
 #include "compiler/source.h"
 
 namespace omnigraph::cli {
@@ -131,6 +132,19 @@ Status UsageError(std::string message) {
 }
 
 Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFlags accepts) {
+  if (flags.cluster_given && !accepts.cluster) {
+    if (accepts.store) {
+      return UsageError("--cluster addresses a cluster, which this command does not reach; address a graph with a "
+                        "path, --store <path> or --server <url> --graph <id>");
+    }
+    return UsageError(fmt::format("`{}` does not take --cluster", verb));
+  }
+  const bool cluster = accepts.cluster && flags.cluster_given;
+  if (cluster) {
+    if (flags.cluster.empty()) return UsageError("--cluster needs a cluster directory or URI");
+    if (!flags.server.empty()) return UsageError("pass either --cluster or --server, not both");
+    if (!flags.store.empty()) return UsageError("pass the graph either with --store or with --cluster, not both");
+  }
   if (!flags.store.empty() && !accepts.store) return UsageError(fmt::format("`{}` addresses no graph; drop --store", verb));
   if (flags.profile_given && !accepts.store) {
     return UsageError(fmt::format("`{}` addresses no graph; drop --profile", verb));
@@ -141,7 +155,7 @@ Status CheckGlobalFlags(const GlobalFlags& flags, std::string_view verb, VerbFla
     return UsageError(fmt::format("--as applies to writes; `{}` makes no commit", verb));
   }
   if (flags.yes && !accepts.yes) return UsageError(fmt::format("--yes applies to destructive writes; `{}` is not one", verb));
-  if (!accepts.served && (!flags.server.empty() || !flags.graph.empty())) {
+  if (!accepts.served && (!flags.server.empty() || (!flags.graph.empty() && !cluster))) {
     const char* flag = !flags.server.empty() ? "--server" : "--graph";
     if (!accepts.store) return UsageError(fmt::format("`{}` addresses no graph; drop {}", verb, flag));
     return UsageError(fmt::format("`{}` works on storage directly and cannot address a server; drop {}", verb, flag));
@@ -160,6 +174,11 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
   if (config.server) flags->default_server = *config.server;
   if (config.default_graph) flags->default_graph = *config.default_graph;
   flags->servers = config.servers;
+  if (accepts.cluster && flags->cluster_given) {
+    if (auto named = config.clusters.find(flags->cluster); named != config.clusters.end()) {
+      flags->cluster = named->second;
+    }
+  }
   if (accepts.store) {
     SelectProfile(config, flags);
     // A profile named on the command line is checked even when an explicit
@@ -186,6 +205,7 @@ Status PrepareVerb(GlobalFlags* flags, std::string_view verb, VerbFlags accepts)
 
 bool AddressesServer(const std::string& positional, const GlobalFlags& flags) {
   if (!flags.server.empty()) return true;
+  if (flags.cluster_given) return false;  // a cluster's graph (--cluster --graph)
   if (!positional.empty() || !flags.store.empty() || !flags.default_store.empty()) return false;
   return !flags.default_server.empty() || !flags.graph.empty();
 }
@@ -217,6 +237,31 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
                               uri, uri.substr(0, scheme)));
   }
   return uri;
+}
+
+Result<MaintenanceTarget> ResolveMaintenanceTarget(const std::string& positional, const GlobalFlags& flags) {
+  if (!flags.cluster_given) {
+    OG_ASSIGN_OR_RETURN(std::string path, ResolveUri(positional, flags));
+    return MaintenanceTarget{std::move(path), GivenUri(positional, flags)};
+  }
+  if (!positional.empty()) {
+    return UsageError(fmt::format("pass the graph either as '{}' or with --cluster, not both", positional));
+  }
+  OG_ASSIGN_OR_RETURN(std::string root, cluster::AppliedGraphRoot(flags.cluster, flags.graph));
+  return MaintenanceTarget{root, root};
+}
+
+Result<std::string> ClusterConfigDir(const GlobalFlags& flags, const std::string& config) {
+  if (!flags.cluster_given) return config.empty() ? std::string(".") : config;
+  if (flags.cluster.find("://") != std::string::npos) {
+    return UsageError(fmt::format("--cluster '{}' is a storage root; this command reads a cluster config directory "
+                                  "(the one holding cluster.yaml)",
+                                  flags.cluster));
+  }
+  if (!config.empty() && config != flags.cluster) {
+    return UsageError("pass the cluster either with --cluster or with --config, not both");
+  }
+  return flags.cluster;
 }
 
 Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional, const GlobalFlags& flags) {

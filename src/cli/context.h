@@ -26,7 +26,11 @@ inline constexpr int kExitPreconditionFailed = 4;
 struct GlobalFlags {
   std::string store;
   std::string server;  // --server NAME|URL (§5.1)
-  std::string graph;   // --graph ID: the graph on that server
+  std::string graph;   // --graph ID: the graph on that server, or of the cluster (--cluster)
+  // --cluster DIR|URI (§5.1): a cluster root (a name of clusters.<name> in
+  // the operator config becomes its root when the verb is prepared).
+  std::string cluster;
+  bool cluster_given = false;  // --cluster was on the command line (even empty)
   std::string profile;         // --profile
   bool profile_given = false;  // --profile was on the command line (even empty)
   bool json = false;
@@ -64,6 +68,9 @@ struct VerbFlags {
   bool actor = false;  // makes commits that record an actor (--as)
   bool yes = false;    // can be destructive (--yes)
   bool served = false; // can address a graph on a server (--server, --graph): capability `any`
+  // takes --cluster (§5.1: optimize, repair, cleanup, lint, policy,
+  // queries), with --graph selecting one of its graphs
+  bool cluster = false;
 };
 
 // One command line's state, shared by the verb that runs and the code that
@@ -118,6 +125,27 @@ Result<std::string> ResolveUri(const std::string& positional, const GlobalFlags&
 // a server. A store default (defaults.store, a profile's store) wins over
 // defaults.server; a profile replaces both defaults.
 bool AddressesServer(const std::string& positional, const GlobalFlags& flags);
+
+// The graph a maintenance verb (optimize, repair, cleanup, lint)
+// addresses: with --cluster, the graph --graph selects (else the cluster's
+// only graph) as the cluster's applied state records it
+// (cluster::AppliedGraphRoot), else ResolveUri. `path` is the local path
+// to open, `shown` the graph as the verb's output names it (the given URI;
+// with --cluster, the graph's root). Errors: UsageError for --cluster
+// with a positional URI; as AppliedGraphRoot and ResolveUri.
+struct MaintenanceTarget {
+  std::string path;
+  std::string shown;
+};
+Result<MaintenanceTarget> ResolveMaintenanceTarget(const std::string& positional, const GlobalFlags& flags);
+
+// The cluster config directory a control verb (policy, queries) reads:
+// --cluster (a directory, a clusters.<name> already made its root), else
+// `config` (the verb's --config), else ".". Errors: UsageError when
+// --cluster and --config name different directories, and for a --cluster
+// URI (these verbs read cluster.yaml and its files, which a storage root
+// does not hold).
+Result<std::string> ClusterConfigDir(const GlobalFlags& flags, const std::string& config);
 
 // Opens the graph a command addresses (ResolveUri, then Omnigraph::Open).
 Result<std::unique_ptr<api::Omnigraph>> OpenGraph(const std::string& positional, const GlobalFlags& flags);

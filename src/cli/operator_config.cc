@@ -99,11 +99,12 @@ class Parser {
       std::string path = name + "." + key;
       OG_RETURN_IF_ERROR(CheckUnique(&keys, path, entry.first));
       if (section.named_entries) {
-        // servers.<name> etc. are accepted without effect in this build;
-        // profiles.<name> are kept, since a profile can address a store.
+        // servers.<name>.url, clusters.<name>.root, profiles.<name> and
+        // aliases.<name> are kept.
         OperatorProfile* profile = name == "profiles" ? &config_.profiles[key] : nullptr;
         OperatorAlias* alias = name == "aliases" ? &config_.aliases[key] : nullptr;
         const bool server = name == "servers";
+        const bool cluster = name == "clusters";
         if (entry.second.IsNull()) continue;
         if (!entry.second.IsMap()) return WrongKind(entry.second, path, "a map");
         std::set<std::string> fields;
@@ -121,6 +122,11 @@ class Parser {
               return WrongKind(field.second, path + ".url", "a non-empty http(s) URL");
             }
             config_.servers[key] = field.second.Scalar();
+          } else if (cluster && field_key == "root" && !field.second.IsNull()) {
+            if (!field.second.IsScalar() || field.second.Scalar().empty()) {
+              return WrongKind(field.second, path + ".root", "a non-empty cluster directory or URI");
+            }
+            config_.clusters[key] = field.second.Scalar();
           }
         }
         if (profile != nullptr && (profile->store.has_value() + profile->server.has_value() +
@@ -240,6 +246,195 @@ class Parser {
 };
 
 }  // namespace
+
+namespace {
+
+// Reads omnigraph.yaml (see ProjectAlias in the header).
+class ProjectParser {
+ public:
+  explicit ProjectParser(std::string_view path) { config_.path = std::string(path); }
+
+  Result<ProjectConfig> Parse(const YAML::Node& root) {
+    if (!root.IsDefined() || root.IsNull()) return std::move(config_);
+    if (!root.IsMap()) return WrongKind(root, "the file", "a map of sections");
+    std::map<std::string, std::pair<std::string, std::optional<std::string>>> graphs;  // name -> uri, token env
+    std::optional<std::string> default_graph, default_branch;
+    std::optional<exec::OutputFormat> default_format;
+    if (const YAML::Node section = Section(root, "graphs"); section) {
+      OG_RETURN_IF_ERROR(CheckMap(section, "graphs"));
+      for (const auto& entry : section) {
+        const std::string name = entry.first.as<std::string>();
+        const std::string path = "graphs." + name;
+        if (entry.second.IsNull()) continue;
+        OG_RETURN_IF_ERROR(CheckMap(entry.second, path));
+        OG_ASSIGN_OR_RETURN(std::optional<std::string> uri, Text(entry.second, path, "uri"));
+        OG_ASSIGN_OR_RETURN(std::optional<std::string> token, Text(entry.second, path, "bearer_token_env"));
+        graphs[name] = {uri.value_or(""), token};
+      }
+    }
+    if (const YAML::Node cli = Section(root, "cli"); cli) {
+      OG_RETURN_IF_ERROR(CheckMap(cli, "cli"));
+      OG_ASSIGN_OR_RETURN(default_graph, Text(cli, "cli", "graph"));
+      OG_ASSIGN_OR_RETURN(default_branch, Text(cli, "cli", "branch"));
+      OG_ASSIGN_OR_RETURN(std::optional<std::string> format, Text(cli, "cli", "output_format"));
+      if (format) {
+        default_format = exec::ParseOutputFormat(*format);
+        if (!default_format) return WrongKind(cli["output_format"], "cli.output_format", "table, kv, csv, jsonl or json");
+      }
+      OG_ASSIGN_OR_RETURN(std::optional<std::string> width, Text(cli, "cli", "table_max_column_width"));
+      if (width) {
+        size_t value = 0;
+        auto [end, ec] = std::from_chars(width->data(), width->data() + width->size(), value);
+        if (ec != std::errc() || end != width->data() + width->size() || value == 0) {
+          return WrongKind(cli["table_max_column_width"], "cli.table_max_column_width",
+                           "a positive whole number of columns");
+        }
+        config_.table_max_column_width = value;
+      }
+      OG_ASSIGN_OR_RETURN(std::optional<std::string> layout, Text(cli, "cli", "table_cell_layout"));
+      if (layout && *layout != "truncate" && *layout != "wrap") {
+        return WrongKind(cli["table_cell_layout"], "cli.table_cell_layout", "truncate or wrap");
+      }
+      config_.table_cell_wrap = layout == "wrap";
+    }
+    if (const YAML::Node aliases = Section(root, "aliases"); aliases) {
+      OG_RETURN_IF_ERROR(CheckMap(aliases, "aliases"));
+      for (const auto& entry : aliases) {
+        const std::string name = entry.first.as<std::string>();
+        const std::string path = "aliases." + name;
+        if (entry.second.IsNull()) continue;
+        OG_RETURN_IF_ERROR(CheckMap(entry.second, path));
+        const YAML::Node& node = entry.second;
+        ProjectAlias alias;
+        OG_ASSIGN_OR_RETURN(std::optional<std::string> command, Text(node, path, "command"));
+        OG_ASSIGN_OR_RETURN(std::optional<std::string> file, Text(node, path, "query"));
+        OG_ASSIGN_OR_RETURN(alias.alias.query, Text(node, path, "name"));
+        OG_ASSIGN_OR_RETURN(std::optional<std::string> graph, Text(node, path, "graph"));
+        OG_ASSIGN_OR_RETURN(alias.branch, Text(node, path, "branch"));
+        if (!alias.branch) alias.branch = default_branch;
+        OG_ASSIGN_OR_RETURN(std::optional<std::string> format, Text(node, path, "format"));
+        if (format) {
+          alias.alias.format = exec::ParseOutputFormat(*format);
+          if (!alias.alias.format) return WrongKind(node["format"], path + ".format", "table, kv, csv, jsonl or json");
+        } else {
+          alias.alias.format = default_format;
+        }
+        if (const YAML::Node args = node["args"]; args && !args.IsNull()) {
+          if (!args.IsSequence()) return WrongKind(args, path + ".args", "a list of parameter names");
+          for (const auto& item : args) {
+            if (!item.IsScalar() || item.Scalar().empty()) return WrongKind(item, path + ".args", "a list of parameter names");
+            alias.alias.args.push_back(item.Scalar());
+          }
+        }
+        if (const YAML::Node params = node["params"]; params && !params.IsNull()) {
+          if (!params.IsMap()) return WrongKind(params, path + ".params", "a map of parameter values");
+          alias.alias.params_json = YamlToJson(params).dump();
+        }
+        const std::string graph_name = graph.value_or(default_graph.value_or(""));
+        const std::string command_name = command.value_or("read");
+        if (command_name != "read" && command_name != "query") {
+          alias.problem = fmt::format("alias '{}' runs `{}`; `alias` runs stored read queries only", name, command_name);
+        } else if (!alias.alias.query) {
+          alias.problem = fmt::format("alias '{}' names no stored query ({}.name{})", name, path,
+                                      file ? fmt::format(", the query in {}", *file) : "");
+        } else if (graph_name.empty()) {
+          alias.problem = fmt::format("alias '{}' names no graph: set {}.graph or cli.graph to one of graphs", name, path);
+        } else if (auto target = graphs.find(graph_name); target == graphs.end()) {
+          alias.problem = fmt::format("alias '{}' addresses graph '{}', which {} does not declare under graphs", name,
+                                      graph_name, config_.path);
+        } else if (!SplitServedUri(target->second.first, &alias.alias)) {
+          alias.problem = fmt::format(
+              "alias '{}' addresses graphs.{} ('{}'), which is no served graph; `alias` runs stored queries on a "
+              "server: point it at http(s)://<host>/graphs/<id>",
+              name, graph_name, target->second.first);
+        } else {
+          alias.token_env = target->second.second;
+        }
+        config_.aliases[name] = std::move(alias);
+      }
+    }
+    return std::move(config_);
+  }
+
+ private:
+  // A top-level section, or an undefined node.
+  static YAML::Node Section(const YAML::Node& root, const char* name) {
+    YAML::Node node = root[name];
+    if (!node || node.IsNull()) return YAML::Node(YAML::NodeType::Undefined);
+    return node;
+  }
+
+  Status CheckMap(const YAML::Node& node, const std::string& what) {
+    if (!node.IsMap()) return WrongKind(node, what, "a map");
+    return Status::OK();
+  }
+
+  // The scalar `key` of map `node` (none when absent or null).
+  Result<std::optional<std::string>> Text(const YAML::Node& node, const std::string& path, const char* key) {
+    const YAML::Node value = node[key];
+    if (!value || value.IsNull()) return std::optional<std::string>();
+    if (!value.IsScalar() || value.Scalar().empty()) return WrongKind(value, path + "." + key, "a single non-empty value");
+    return std::optional<std::string>(value.Scalar());
+  }
+
+  // http(s)://host[:port][/prefix]/graphs/<id> → server and graph.
+  static bool SplitServedUri(const std::string& uri, OperatorAlias* alias) {
+    if (uri.rfind("http://", 0) != 0 && uri.rfind("https://", 0) != 0) return false;
+    std::string text = uri;
+    while (!text.empty() && text.back() == '/') text.pop_back();
+    const size_t marker = text.rfind("/graphs/");
+    const size_t authority = text.find("://") + 3;
+    if (marker == std::string::npos || marker < authority) return false;
+    const std::string id = text.substr(marker + 8);
+    if (id.empty() || id.find('/') != std::string::npos) return false;
+    alias->server = text.substr(0, marker);
+    alias->graph = id;
+    return true;
+  }
+
+  Status WrongKind(const YAML::Node& at, std::string_view key, std::string_view expected) {
+    const YAML::Mark mark = at.Mark();
+    std::string where = mark.is_null() ? config_.path
+                                       : fmt::format("{}:{}:{}", config_.path, mark.line + 1, mark.column + 1);
+    return InvalidArgument(fmt::format("{}: {} must be {}", where, key, expected));
+  }
+
+  ProjectConfig config_;
+};
+
+}  // namespace
+
+Result<ProjectConfig> ParseProjectConfig(std::string_view text, std::string_view path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    return InvalidArgument(
+        fmt::format("{}:{}:{}: nested too deeply for the YAML parser", path, e.mark.line + 1, e.mark.column + 1));
+  } catch (const YAML::Exception& e) {
+    if (e.mark.is_null()) return InvalidArgument(fmt::format("{}: {}", path, e.msg));
+    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  try {
+    return ProjectParser(path).Parse(root);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+}
+
+Result<ProjectConfig> LoadProjectConfig(const std::string& directory) {
+  const std::string path = directory == "." ? std::string("omnigraph.yaml") : directory + "/omnigraph.yaml";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return ProjectConfig{};
+  if (std::filesystem::is_directory(path, ec)) {
+    return IoError(fmt::format("cannot read '{}': it is a directory", path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (!in || in.bad()) return IoError(fmt::format("cannot read '{}'", path));
+  return ParseProjectConfig(buffer.str(), path);
+}
 
 std::string OperatorConfigPath(const char* omnigraph_home, const char* home) {
   if (omnigraph_home != nullptr && *omnigraph_home != '\0') return std::string(omnigraph_home) + "/config.yaml";

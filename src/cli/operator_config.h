@@ -3,9 +3,9 @@
 // OMNIGRAPH_HOME is set.
 //
 // It uses the keys that address a graph (defaults.store, defaults.server,
-// defaults.default_graph, servers.<name>.url, profiles), the aliases of
-// `alias`, and accepts the rest of the documented schema (clusters)
-// without effect. A key outside
+// defaults.default_graph, servers.<name>.url, profiles), the cluster
+// roots `--cluster NAME` names (clusters.<name>.root) and the aliases of
+// `alias`. A key outside
 // that schema is reported as a warning, never an error, so a config shared
 // with other versions keeps working.
 #pragma once
@@ -49,12 +49,55 @@ struct OperatorConfig {
   std::optional<std::string> server;             // defaults.server: a server name or URL
   std::optional<std::string> default_graph;      // defaults.default_graph: the graph id on that server
   std::map<std::string, std::string> servers;    // servers.<name>.url, by name
+  std::map<std::string, std::string> clusters;   // clusters.<name>.root, by name
   std::optional<size_t> table_max_column_width;  // defaults.table_max_column_width, in terminal columns
   bool table_cell_wrap = false;                  // defaults.table_cell_layout: wrap (else truncate)
   std::map<std::string, OperatorProfile> profiles;  // profiles.<name>, by name
   std::map<std::string, OperatorAlias> aliases;     // aliases.<name>, by name
   std::vector<std::string> warnings;             // "<path>: unknown key 'a.b'", in file order
 };
+
+// The per-project CLI file `omnigraph.yaml` of the working directory (the
+// corpus cookbooks' "per-operator omnigraph.yaml sugar"), read by `alias`
+// and `query --alias` only, for aliases the operator config lacks. Of its
+// sections only these are read (the rest, e.g. project, query, server,
+// auth, is ignored; cluster.md §4.0: no cluster command reads the file):
+//   graphs.<g>.{uri, bearer_token_env}
+//   cli.{graph, branch, output_format, table_max_column_width,
+//        table_cell_layout}
+//   aliases.<name>.{command, query, name, args, params, format, graph,
+//                   branch}
+// An alias runs stored query `name` (`query` is its .gq file, for the
+// reader) on the graph graphs.<graph, else cli.graph>.uri, which must be
+// a served graph `http(s)://host[:port][/prefix]/graphs/<id>`.
+struct ProjectAlias {
+  OperatorAlias alias;                // server, graph and query as aliases.<name> of the operator config would
+  std::optional<std::string> branch;  // aliases.<name>.branch, else cli.branch
+  // The environment variable holding the graph's bearer token
+  // (graphs.<g>.bearer_token_env); when it is unset or empty, the token
+  // chain of §5.5 applies.
+  std::optional<std::string> token_env;
+  // Why the alias cannot run here (a mutation, a graph that is a store
+  // or not declared, no stored query name); "" when it can.
+  std::string problem;
+};
+
+struct ProjectConfig {
+  std::string path;  // the file read; "" when there was none
+  std::map<std::string, ProjectAlias> aliases;
+  std::optional<size_t> table_max_column_width;  // cli.table_max_column_width
+  bool table_cell_wrap = false;                  // cli.table_cell_layout: wrap
+};
+
+// Parses the text of an omnigraph.yaml; `path` names it in messages.
+// Errors: InvalidArgument "<path>:<line>:<column>: <reason>" for YAML
+// syntax, a section or alias that is not a map, and a value of the wrong
+// kind among the keys above.
+Result<ProjectConfig> ParseProjectConfig(std::string_view text, std::string_view path);
+
+// Reads `directory`/omnigraph.yaml; a missing file is an empty config.
+// Errors: as ParseProjectConfig; IoError when it cannot be read.
+Result<ProjectConfig> LoadProjectConfig(const std::string& directory = ".");
 
 // The config file's path: `omnigraph_home`/config.yaml when it is set and
 // non-empty, else `home`/.omnigraph/config.yaml; "" when neither is set.

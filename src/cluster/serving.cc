@@ -1,5 +1,6 @@
 #include "cluster/serving.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -242,6 +243,43 @@ Result<ServingSnapshot> ReadServingSnapshot(const std::string& argument) {
   if (HasErrors(errors)) return refuse();
   for (auto& [id, graph] : graphs) snapshot.graphs.push_back(std::move(graph));
   return snapshot;
+}
+
+Result<std::string> AppliedGraphRoot(const std::string& argument, const std::string& graph_id) {
+  auto root = ServingStorageRoot(argument);
+  if (!root.ok()) return InvalidArgument("the cluster at '" + argument + "': " + root.status().message());
+  auto store = LocalStore::Make(*root);
+  auto read = ReadState(*store, "");
+  if (!read.ok()) {
+    return InvalidArgument("the cluster at '" + argument + "': [" + ClusterCodeOf(read.status()) + "] " +
+                           std::string(kStateKey) + ": " + read.status().message());
+  }
+  if (!read->state) {
+    return InvalidArgument("no cluster state ledger at '" + *root +
+                           "'; run `cluster import` and `cluster apply` first");
+  }
+  std::vector<std::string> ids;
+  for (const auto& [address, resource] : read->state->resources) {
+    if (StartsWith(address, kGraphPrefix)) ids.push_back(address.substr(kGraphPrefix.size()));
+  }
+  auto list = [&] {
+    std::string names;
+    for (const std::string& id : ids) names += (names.empty() ? "" : ", ") + id;
+    return names;
+  };
+  std::string id = graph_id;
+  if (id.empty()) {
+    if (ids.empty()) return InvalidArgument("the cluster at '" + argument + "' has no applied graphs; run `cluster apply` first");
+    if (ids.size() > 1) {
+      return InvalidArgument("the cluster at '" + argument + "' has " + std::to_string(ids.size()) + " graphs (" +
+                             list() + "); pass --graph <id>");
+    }
+    id = ids.front();
+  } else if (std::find(ids.begin(), ids.end(), id) == ids.end()) {
+    return InvalidArgument("the cluster at '" + argument + "' has no applied graph '" + id + "' (" +
+                           (ids.empty() ? std::string("it has none") : "graphs: " + list()) + ")");
+  }
+  return GraphRootUri(*root, id);
 }
 
 }  // namespace omnigraph::cluster

@@ -59,4 +59,17 @@ struct ServingSnapshot {
 // unsupported in this build (storage_root_invalid).
 Result<ServingSnapshot> ReadServingSnapshot(const std::string& argument);
 
+// The root of one applied graph of the cluster `argument` names (located
+// as ReadServingSnapshot does), for the maintenance verbs' `--cluster DIR
+// [--graph ID]` (surface.md §5.1): the absolute path R/graphs/<id>.omni
+// of `graph_id`, or with an empty `graph_id` of the cluster's only applied
+// graph. Reads the ledger alone (not the catalog, the sidecars or the
+// graph), so maintenance still reaches a graph of a cluster that is not
+// ready to serve. Errors: InvalidArgument for a storage root this build
+// cannot use, a ledger that does not parse, no ledger ("no cluster state
+// ledger at '<R>'; run `cluster import` and `cluster apply` first"), a
+// graph the applied revision lacks, and with no `graph_id` a cluster of no
+// or of several graphs (naming them, "pass --graph <id>").
+Result<std::string> AppliedGraphRoot(const std::string& argument, const std::string& graph_id);
+
 }  // namespace omnigraph::cluster

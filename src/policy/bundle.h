@@ -121,6 +121,18 @@ struct Bundle {
 //   "policy rule '<id>' uses target_branch_scope with unsupported action '<a>'"
 Result<Bundle> ParseBundle(std::string_view text, std::string_view file);
 
+// Every error ParseBundle would report, one by one, as
+// `policy validate` lists them: shape errors in file order (reading goes
+// on past each, leaving out the value at fault: a group, member, branch,
+// rule, action or scope; a YAML syntax error or a top level that is no
+// mapping ends the reading), the version, then the rules above in their
+// order, with every failure of each. The first is ParseBundle's error.
+struct BundleCheck {
+  Bundle bundle;               // what was read; valid when `errors` is empty
+  std::vector<Status> errors;  // InvalidArgument "<file>:<line>:<column>: <what>"
+};
+BundleCheck CheckBundle(std::string_view text, std::string_view file);
+
 // Reads file `path` and parses it (ParseBundle). Errors: as ReadTextFile
 // and ParseBundle.
 Result<Bundle> LoadBundle(const std::string& path);
@@ -137,6 +149,9 @@ enum class Binding { kGraph, kCluster };
 //   "policy rule '<id>' grants the per-graph action '<a>', which a
 //    cluster-bound bundle cannot grant"
 Status CheckBinding(const Bundle& bundle, Binding binding);
+// Every error of CheckBinding, in the same order (the kind, then each
+// offending action in rule order).
+std::vector<Status> BindingErrors(const Bundle& bundle, Binding binding);
 
 // The binding a bundle fits when nothing says what it is bound to (the
 // `policy` verbs given a file): kCluster when every rule grants only
@@ -145,5 +160,9 @@ Status CheckBinding(const Bundle& bundle, Binding binding);
 // bundle with both kinds of rule fits neither, reported as CheckBinding
 // does for kGraph.
 Result<Binding> InferBinding(const Bundle& bundle);
+// As InferBinding, with every error: sets *binding to the binding the
+// bundle fits (kGraph when it fits neither) and returns the errors of
+// BindingErrors for it (empty when it fits).
+std::vector<Status> InferredBindingErrors(const Bundle& bundle, Binding* binding);
 
 }  // namespace omnigraph::policy

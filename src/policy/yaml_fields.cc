@@ -68,26 +68,46 @@ Status YamlFields::ErrorAt(const YamlField& field, std::string_view message) con
 Result<std::vector<YamlField>> YamlFields::Fields(const YAML::Node& node, std::string_view what,
                                                   std::initializer_list<std::string_view> allowed,
                                                   std::initializer_list<std::string_view> required) const {
-  if (!node.IsMap()) return ErrorAt(node, fmt::format("{} must be a mapping", what));
+  std::vector<Status> errors;
+  std::optional<std::vector<YamlField>> fields = CollectFields(node, what, allowed, required, &errors);
+  if (!errors.empty()) return errors.front();
+  return std::move(*fields);
+}
+
+std::optional<std::vector<YamlField>> YamlFields::CollectFields(const YAML::Node& node, std::string_view what,
+                                                                std::initializer_list<std::string_view> allowed,
+                                                                std::initializer_list<std::string_view> required,
+                                                                std::vector<Status>* errors) const {
+  if (!node.IsMap()) {
+    errors->push_back(ErrorAt(node, fmt::format("{} must be a mapping", what)));
+    return std::nullopt;
+  }
   std::vector<YamlField> fields;
   std::set<std::string> seen;
   for (const auto& entry : node) {
-    if (!entry.first.IsScalar()) return ErrorAt(entry.first, fmt::format("keys of {} must be plain strings", what));
+    if (!entry.first.IsScalar()) {
+      errors->push_back(ErrorAt(entry.first, fmt::format("keys of {} must be plain strings", what)));
+      return std::nullopt;
+    }
     const std::string& key = entry.first.Scalar();
     bool known = allowed.size() == 0;
     for (std::string_view name : allowed) known = known || name == key;
     if (!known) {
-      return ErrorAt(entry.first,
-                     fmt::format("unknown field '{}' in {}, expected one of {}", key, what, JoinQuoted(allowed)));
+      errors->push_back(ErrorAt(
+          entry.first, fmt::format("unknown field '{}' in {}, expected one of {}", key, what, JoinQuoted(allowed))));
+      continue;
     }
     // YAML forbids a key twice in one mapping, and yaml-cpp keeps both:
     // which one counts must not depend on the reader.
-    if (!seen.insert(key).second) return ErrorAt(entry.first, fmt::format("duplicate key '{}' in {}", key, what));
+    if (!seen.insert(key).second) {
+      errors->push_back(ErrorAt(entry.first, fmt::format("duplicate key '{}' in {}", key, what)));
+      continue;
+    }
     fields.push_back(YamlField{entry.first, entry.second});
   }
   for (std::string_view name : required) {
-    if (FindField(fields, name) == nullptr) {
-      return ErrorAt(node, fmt::format("{} is missing the '{}' field", what, name));
+    if (FindField(fields, name) == nullptr && seen.count(std::string(name)) == 0) {
+      errors->push_back(ErrorAt(node, fmt::format("{} is missing the '{}' field", what, name)));
     }
   }
   return fields;

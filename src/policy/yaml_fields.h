@@ -58,6 +58,16 @@ class YamlFields {
                                         std::initializer_list<std::string_view> allowed,
                                         std::initializer_list<std::string_view> required) const;
 
+  // As Fields, but reads on past what it can: every unknown key, repeated
+  // key (both left out of the result) and missing required key is appended
+  // to `errors`, in the order Fields would meet them. None, with the error
+  // appended, when `node` is not a mapping or has a key that is a list or
+  // a mapping.
+  std::optional<std::vector<YamlField>> CollectFields(const YAML::Node& node, std::string_view what,
+                                                      std::initializer_list<std::string_view> allowed,
+                                                      std::initializer_list<std::string_view> required,
+                                                      std::vector<Status>* errors) const;
+
   // The text of scalar `field.value`. Errors: "<what> must be a string"
   // when the value is null, a list or a mapping.
   Result<std::string> Scalar(const YamlField& field, std::string_view what) const;

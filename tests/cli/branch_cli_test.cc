@@ -52,7 +52,7 @@ TEST_F(BranchCliTest, CreateListDeleteOutputs) {
   CliRun created = Run("branch create --uri g feature");
   EXPECT_EQ(created.rc, 0) << created.err;
   EXPECT_EQ(created.out, "created branch feature from main\n");
-  EXPECT_EQ(created.err, "");
+  EXPECT_EQ(created.err, "omnigraph branch create → g (direct, local)\n");  // §5.1 write target
   CliRun json_created = Run("branch create --uri g --from feature experiment --json --as ann");
   EXPECT_EQ(json_created.rc, 0) << json_created.err;
   EXPECT_EQ(json_created.out,
@@ -73,6 +73,7 @@ TEST_F(BranchCliTest, CreateListDeleteOutputs) {
   EXPECT_EQ(refused.rc, 1);
   EXPECT_EQ(refused.out, "");
   EXPECT_EQ(refused.err,
+            "omnigraph branch delete → g (direct, local)\n"
             "error: cannot delete branch 'feature' because descendant branch 'experiment' still depends on it\n");
   CliRun deleted = Run("branch delete --uri g experiment --json");
   EXPECT_EQ(deleted.rc, 0) << deleted.err;
@@ -81,6 +82,40 @@ TEST_F(BranchCliTest, CreateListDeleteOutputs) {
   EXPECT_EQ(human.rc, 0) << human.err;
   EXPECT_EQ(human.out, "deleted branch feature\n");
   EXPECT_EQ(Run("branch list --uri g").out, "main\n");
+}
+
+// §5.1: the local branch writes echo their target on stderr, as load and
+// schema apply do (and as their served forms do), unless --quiet or
+// --json (a --json branch write's stderr is read with its stdout); the
+// read (branch list) does not.
+TEST_F(BranchCliTest, LocalBranchWritesEchoTheirTarget) {
+  CliRun created = Run("branch create --store g feature");
+  EXPECT_EQ(created.rc, 0) << created.err;
+  EXPECT_EQ(created.err, "omnigraph branch create → g (direct, local)\n");
+  CliRun merged = Run("branch merge --uri file://g feature");
+  EXPECT_EQ(merged.rc, 0) << merged.err;
+  EXPECT_EQ(merged.out, "merged feature into main: already_up_to_date\n");
+  EXPECT_EQ(merged.err, "omnigraph branch merge → file://g (direct, local)\n");
+  CliRun deleted = Run("branch delete --uri g feature");
+  EXPECT_EQ(deleted.rc, 0) << deleted.err;
+  EXPECT_EQ(deleted.out, "deleted branch feature\n");
+  EXPECT_EQ(deleted.err, "omnigraph branch delete → g (direct, local)\n");
+  CliRun listed = Run("branch list --uri g");
+  EXPECT_EQ(listed.err, "");
+  CliRun as_json = Run("branch create --uri g --json json-branch");
+  EXPECT_EQ(as_json.rc, 0) << as_json.err;
+  EXPECT_EQ(as_json.err, "");
+
+  for (const char* quiet : {"branch create --uri g --quiet other", "branch merge --quiet --uri g other",
+                            "--quiet branch delete --uri g other"}) {
+    CliRun run = Run(quiet);
+    EXPECT_EQ(run.rc, 0) << quiet << "\n" << run.err;
+    EXPECT_EQ(run.err, "") << quiet;
+  }
+  // A graph that does not open is reported before anything is echoed.
+  CliRun missing = Run("branch create --uri nowhere x");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(missing.err.find("omnigraph branch create"), std::string::npos) << missing.err;
 }
 
 // Row 36: a refused post-merge delete warns and exits 0; an accepted one
@@ -319,6 +354,7 @@ TEST_F(BranchCliTest, RefusedBranchControlExitsOne) {
   CliRun nested = Run("branch create --uri g review/x");
   EXPECT_EQ(nested.rc, 1);
   EXPECT_EQ(nested.err,
+            "omnigraph branch create → g (direct, local)\n"
             "error: cannot create branch 'review/x' while live branch 'review' shares its physical Lance path; live "
             "graph branch names may not be ancestors or descendants\n");
   EXPECT_EQ(Run("branch list --uri g").out, "main\nreview\n");

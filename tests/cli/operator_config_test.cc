@@ -1,6 +1,7 @@
 // The operator config file (spec/surface.md §5.5).
 #include "cli/operator_config.h"
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -57,6 +58,7 @@ aliases:
   EXPECT_EQ(config->profiles.at("remote").server, "prod");
   EXPECT_EQ(config->profiles.at("remote").default_graph, "people");
   EXPECT_FALSE(config->profiles.at("remote").store.has_value());
+  EXPECT_EQ(config->clusters.at("main"), "s3://bucket/root");
   EXPECT_TRUE(config->warnings.empty());
 }
 
@@ -190,6 +192,71 @@ TEST(OperatorConfig, DeepNestingIsRefusedWithItsReason) {
   ASSERT_FALSE(config.ok());
   EXPECT_EQ(config.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(config.status().message(), "c.yaml:1:4211: nested too deeply for the YAML parser");
+}
+
+// omnigraph.yaml, the cookbooks' per-project file: aliases of stored reads
+// on the served graph of cli.graph (or the alias's own graph).
+TEST(ProjectConfig, AliasesRunStoredReadsOnTheServedGraph) {
+  auto config = ParseProjectConfig(R"(
+project: {name: x}
+graphs:
+  local: {uri: graphs/g.omni}
+  served:
+    uri: http://127.0.0.1:8080/graphs/spike/
+    bearer_token_env: MY_TOKEN
+  single: {uri: https://og.example.com}
+cli:
+  graph: served
+  branch: dev
+  output_format: csv
+  table_max_column_width: 40
+  table_cell_layout: wrap
+query: {roots: [queries]}
+aliases:
+  signal: {command: read, query: signals.gq, name: get_signal, args: [slug], format: kv}
+  recent: {query: signals.gq, name: recent_signals, params: {limit: 5}, branch: main}
+  add: {command: change, query: m.gq, name: add_signal}
+  nameless: {command: read, query: signals.gq}
+  local: {name: q, graph: local}
+  single: {name: q, graph: single}
+  missing: {name: q, graph: nope}
+)",
+                                   "omnigraph.yaml");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->table_max_column_width, 40u);
+  EXPECT_TRUE(config->table_cell_wrap);
+  const ProjectAlias& signal = config->aliases.at("signal");
+  EXPECT_EQ(signal.problem, "");
+  EXPECT_EQ(signal.alias.server, "http://127.0.0.1:8080");
+  EXPECT_EQ(signal.alias.graph, "spike");
+  EXPECT_EQ(signal.alias.query, "get_signal");
+  EXPECT_EQ(signal.alias.args, std::vector<std::string>{"slug"});
+  EXPECT_EQ(signal.alias.format, exec::OutputFormat::kKv);
+  EXPECT_EQ(signal.branch, "dev");
+  EXPECT_EQ(signal.token_env, "MY_TOKEN");
+  const ProjectAlias& recent = config->aliases.at("recent");
+  EXPECT_EQ(recent.problem, "");
+  EXPECT_EQ(recent.alias.format, exec::OutputFormat::kCsv);  // cli.output_format
+  EXPECT_EQ(recent.alias.params_json, R"({"limit":5})");
+  EXPECT_EQ(recent.branch, "main");
+  EXPECT_EQ(config->aliases.at("add").problem, "alias 'add' runs `change`; `alias` runs stored read queries only");
+  EXPECT_EQ(config->aliases.at("nameless").problem,
+            "alias 'nameless' names no stored query (aliases.nameless.name, the query in signals.gq)");
+  EXPECT_EQ(config->aliases.at("local").problem,
+            "alias 'local' addresses graphs.local ('graphs/g.omni'), which is no served graph; `alias` runs stored "
+            "queries on a server: point it at http(s)://<host>/graphs/<id>");
+  EXPECT_EQ(config->aliases.at("single").problem,
+            "alias 'single' addresses graphs.single ('https://og.example.com'), which is no served graph; `alias` "
+            "runs stored queries on a server: point it at http(s)://<host>/graphs/<id>");
+  EXPECT_EQ(config->aliases.at("missing").problem,
+            "alias 'missing' addresses graph 'nope', which omnigraph.yaml does not declare under graphs");
+
+  auto bad = ParseProjectConfig("aliases:\n  x: {name: q, args: slug}\n", "omnigraph.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "omnigraph.yaml:2:22: aliases.x.args must be a list of parameter names");
+  auto empty = ParseProjectConfig("", "omnigraph.yaml");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->aliases.empty());
 }
 
 }  // namespace operator_config_test

@@ -64,7 +64,7 @@ TEST_F(PolicyCliTest, ValidateHumanAndJson) {
   EXPECT_EQ(as_json.rc, 0) << as_json.err;
   EXPECT_EQ(json::parse(as_json.out).dump(),
             R"({"file":"policy.yaml","valid":true,"binding":"graph","groups":2,"actors":3,"rules":2,)"
-            R"("protected_branches":["main"]})");
+            R"("protected_branches":["main"],"errors":[]})");
 
   Write("server.yaml", "version: 1\ngroups: {ops: [op]}\nrules:\n  - id: list\n    allow: {actors: {group: ops}, "
                        "actions: [graph_list]}\n");
@@ -87,7 +87,11 @@ TEST_F(PolicyCliTest, ValidateReportsTheErrorAtItsPosition) {
                       "[read]}\n  - id: list\n    allow: {actors: {group: g}, actions: [graph_list]}\n");
   CliRun mixed = Run("policy validate mixed.yaml --json");
   EXPECT_EQ(mixed.rc, 1);
-  EXPECT_EQ(mixed.out, "");
+  EXPECT_EQ(json::parse(mixed.out).dump(),
+            R"({"file":"mixed.yaml","valid":false,"binding":"graph","groups":1,"actors":1,"rules":2,)"
+            R"("protected_branches":[],"errors":[{"message":"mixed.yaml:7:43: policy rule 'list' grants the )"
+            R"(server-scoped action 'graph_list', which a graph-bound bundle cannot grant","file":"mixed.yaml",)"
+            R"("line":7,"column":43}]})");
   EXPECT_EQ(mixed.err,
             "error: mixed.yaml:7:43: policy rule 'list' grants the server-scoped action 'graph_list', which a "
             "graph-bound bundle cannot grant\n");
@@ -95,6 +99,78 @@ TEST_F(PolicyCliTest, ValidateReportsTheErrorAtItsPosition) {
   CliRun missing = Run("policy validate nope.yaml");
   EXPECT_EQ(missing.rc, 1);
   EXPECT_EQ(missing.err, "error: cannot read 'nope.yaml': no such file\n");
+}
+
+// Every error of an invalid bundle, each at its file:line:column, in the
+// order the validator meets them (shape, then the §2.2 rules); with
+// --json the report is on stdout too, with the same errors.
+TEST_F(PolicyCliTest, ValidateReportsEveryError) {
+  Write("bad.yaml",
+        "version: 1\n"
+        "groups:\n"
+        "  writers: [act-a, ' ']\n"
+        "  empty: []\n"
+        "protected_branches: [main, '']\n"
+        "rules:\n"
+        "  - id: r1\n"
+        "    allow:\n"
+        "      actors: {group: writers}\n"
+        "      actions: [read, frobnicate]\n"
+        "  - id: r2\n"
+        "    allow:\n"
+        "      actors: {group: nobody}\n"
+        "      actions: [read]\n"
+        "      branch_scpoe: any\n"
+        "  - id: r2\n"
+        "    allow:\n"
+        "      actors: {group: writers}\n"
+        "      actions: [graph_list, read]\n"
+        "      target_branch_scope: any\n");
+  const std::string errors =
+      "error: bad.yaml:10:23: unknown policy action 'frobnicate', expected one of read, export, change, "
+      "schema_apply, branch_create, branch_delete, branch_merge, admin, invoke_query, graph_list\n"
+      "error: bad.yaml:15:7: unknown field 'branch_scpoe' in a rule's allow, expected one of 'actors', 'actions', "
+      "'branch_scope', 'target_branch_scope'\n"
+      "error: bad.yaml:4:10: policy group 'empty' must not be empty\n"
+      "error: bad.yaml:3:20: policy group 'writers' contains a blank actor id\n"
+      "error: bad.yaml:5:28: protected branch names must not be blank\n"
+      "error: bad.yaml:13:23: policy rule 'r2' references unknown group 'nobody'\n"
+      "error: bad.yaml:16:9: duplicate policy rule id 'r2'\n"
+      "error: bad.yaml:19:16: policy rule 'r2' mixes the server-scoped action 'graph_list' with per-graph "
+      "actions; split it into separate rules\n"
+      "error: bad.yaml:20:28: policy rule 'r2' uses target_branch_scope with the server-scoped action "
+      "'graph_list'; it has no branch context\n";
+  CliRun human = Run("policy validate bad.yaml");
+  EXPECT_EQ(human.rc, 1);
+  EXPECT_EQ(human.out, "");
+  EXPECT_EQ(human.err, errors);
+
+  CliRun as_json = Run("policy validate bad.yaml --json");
+  EXPECT_EQ(as_json.rc, 1);
+  EXPECT_EQ(as_json.err, errors);
+  const json report = json::parse(as_json.out);
+  EXPECT_EQ(report["file"], "bad.yaml");
+  EXPECT_EQ(report["valid"], false);
+  EXPECT_EQ(report["binding"], nullptr);  // not known while the bundle does not parse
+  ASSERT_EQ(report["errors"].size(), 9u);
+  EXPECT_EQ(report["errors"][2].dump(),
+            R"({"message":"bad.yaml:4:10: policy group 'empty' must not be empty","file":"bad.yaml","line":4,)"
+            R"("column":10})");
+  std::string messages;
+  for (const json& error : report["errors"]) messages += "error: " + error["message"].get<std::string>() + "\n";
+  EXPECT_EQ(messages, errors);
+
+  // A YAML syntax error ends the reading: one error.
+  Write("syntax.yaml", "version: 1\ngroups: [\n");
+  CliRun syntax = Run("policy validate syntax.yaml --json");
+  EXPECT_EQ(syntax.rc, 1);
+  EXPECT_EQ(json::parse(syntax.out)["errors"].size(), 1u);
+  // An unreadable file is reported in the same shape.
+  CliRun missing = Run("policy validate nope.yaml --json");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_EQ(json::parse(missing.out).dump(),
+            R"({"file":"nope.yaml","valid":false,"binding":null,"groups":0,"actors":0,"rules":0,)"
+            R"("protected_branches":[],"errors":[{"message":"cannot read 'nope.yaml': no such file"}]})");
 }
 
 TEST_F(PolicyCliTest, TestPassesAndFails) {

@@ -9,6 +9,14 @@
 // names in order. An ARG that reads as a JSON number, true, false or null
 // binds as that value, any other as a string (pass a string that looks
 // like a number through --params).
+//
+// An alias the operator config lacks is looked up in the working
+// directory's omnigraph.yaml (ProjectConfig, cli/operator_config.h): its
+// graph's URI gives the server and graph, graphs.<g>.bearer_token_env the
+// token (else the §5.5 chain), cli.branch the branch and cli.output_format
+// the format when the alias names none. `query --alias NAME [ARGS…]` is
+// this verb (app.cc).
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,21 +73,39 @@ Result<std::string> AliasParams(const std::string& name, const OperatorAlias& al
   return params.dump();
 }
 
-// The alias NAME of `config`. Errors: UsageError naming the aliases there
-// are when it is absent, or the key it lacks.
-Result<OperatorAlias> FindAlias(const OperatorConfig& config, const std::string& name) {
+// "<path> (aliases: a, b)" for the aliases of one file.
+template <typename Aliases>
+std::string AliasesIn(const std::string& path, const Aliases& aliases) {
+  std::vector<std::string_view> names;
+  for (const auto& entry : aliases) names.push_back(entry.first);
+  return fmt::format("{} ({})", path,
+                     names.empty() ? std::string("it defines no aliases")
+                                   : fmt::format("aliases: {}", fmt::join(names, ", ")));
+}
+
+// The alias NAME: aliases.<NAME> of the operator config `config`, else of
+// omnigraph.yaml in the working directory (`project`, read here when
+// needed). Errors: UsageError naming the aliases there are when neither
+// has it, the key it lacks, or why a project alias cannot run; as
+// LoadProjectConfig.
+Result<ProjectAlias> FindAlias(const OperatorConfig& config, const std::string& name, ProjectConfig* project) {
   auto alias = config.aliases.find(name);
   if (alias == config.aliases.end()) {
-    std::vector<std::string_view> names;
-    for (const auto& entry : config.aliases) names.push_back(entry.first);
-    return UsageError(fmt::format("alias '{}' is not in {} ({})", name,
-                                  config.path.empty() ? "the operator config (none was found)" : config.path,
-                                  names.empty() ? std::string("it defines no aliases")
-                                                : fmt::format("aliases: {}", fmt::join(names, ", "))));
+    OG_ASSIGN_OR_RETURN(*project, LoadProjectConfig("."));
+    auto local = project->aliases.find(name);
+    if (local != project->aliases.end()) {
+      if (!local->second.problem.empty()) return UsageError(local->second.problem);
+      return local->second;
+    }
+    std::string where =
+        AliasesIn(config.path.empty() ? std::string("the operator config (none was found)") : config.path,
+                  config.aliases);
+    if (!project->path.empty()) where += " or " + AliasesIn(project->path, project->aliases);
+    return UsageError(fmt::format("alias '{}' is not in {}", name, where));
   }
   if (!alias->second.server) return UsageError(fmt::format("alias '{}' names no server (aliases.{}.server)", name, name));
   if (!alias->second.query) return UsageError(fmt::format("alias '{}' names no query (aliases.{}.query)", name, name));
-  return alias->second;
+  return ProjectAlias{alias->second, std::nullopt, std::nullopt, ""};
 }
 
 int RunAlias(Context& context, const AliasOptions& options) {
@@ -91,19 +117,34 @@ int RunAlias(Context& context, const AliasOptions& options) {
   if (Status st = PrepareVerb(&flags, "alias", {.store = false}); !st.ok()) return context.Fail(st);
   auto config = LoadOperatorConfig();
   if (!config.ok()) return context.Fail(config.status());
-  auto alias = FindAlias(*config, options.name);
-  if (!alias.ok()) return context.Fail(alias.status());
-  auto format = ReadFormat(flags, options.format, alias->format);
+  ProjectConfig project;
+  auto found = FindAlias(*config, options.name, &project);
+  if (!found.ok()) return context.Fail(found.status());
+  const OperatorAlias& alias = found->alias;
+  if (!project.path.empty()) {
+    // The project file's table layout, where the operator config sets none.
+    if (!config->table_max_column_width && project.table_max_column_width) {
+      flags.table.max_column_width = *project.table_max_column_width;
+    }
+    if (project.table_cell_wrap) flags.table.wrap_cells = true;
+  }
+  auto format = ReadFormat(flags, options.format, alias.format);
   if (!format.ok()) return context.Fail(format.status());
-  auto params = AliasParams(options.name, *alias, options);
+  auto params = AliasParams(options.name, alias, options);
   if (!params.ok()) return context.Fail(params.status());
   // The alias addresses its server and graph as --server and --graph
   // would (a graph it leaves out falls back to defaults.default_graph).
-  flags.server = *alias->server;
-  flags.graph = alias->graph.value_or("");
-  auto graph = remote::RemoteGraph::Open(flags);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto body = graph->InvokeStored(*alias->query, *params, "", std::nullopt, /*expect_mutation=*/false, std::nullopt);
+  flags.server = *alias.server;
+  flags.graph = alias.graph.value_or("");
+  auto target = remote::ResolveServedTarget(flags);
+  if (!target.ok()) return context.Fail(target.status());
+  if (found->token_env) {
+    const char* token = std::getenv(found->token_env->c_str());
+    if (token != nullptr && *token != '\0') target->token = token;
+  }
+  remote::RemoteGraph graph(std::move(*target));
+  auto body = graph.InvokeStored(*alias.query, *params, found->branch.value_or(""), std::nullopt,
+                                 /*expect_mutation=*/false, std::nullopt);
   if (!body.ok()) return context.Fail(body.status());
   if (Status st = PrintServedRead(flags, std::move(*body), *format); !st.ok()) return context.Fail(st);
   return kExitOk;

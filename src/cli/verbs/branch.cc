@@ -122,6 +122,10 @@ int RunServedBranch(Context& context, const std::string& uri, std::string_view v
   return kExitOk;
 }
 
+// The local forms echo their write target (§5.1) as schema apply does,
+// but not under --json: scripts read a --json branch write's stdout and
+// stderr as one JSON document (../shared/cases/branches/B18 merges them).
+
 // Opens the graph a branch verb addresses and gives it the write actor.
 Result<std::unique_ptr<api::Omnigraph>> OpenForBranchControl(Context& context, const std::string& uri) {
   OG_ASSIGN_OR_RETURN(std::unique_ptr<api::Omnigraph> graph, OpenGraph(uri, context.flags));
@@ -141,6 +145,7 @@ int RunBranchCreate(Context& context, const BranchCreateOptions& options) {
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
+  if (!context.flags.json) EchoWriteTarget(context.flags, "branch create", GivenUri(options.uri, context.flags));
   auto created = (*graph)->BranchCreate(options.name, options.from);
   if (!created.ok()) return context.Fail(created.status());
   context.published = fmt::format("branch '{}'", created->name);
@@ -176,6 +181,7 @@ int RunBranchDelete(Context& context, const BranchDeleteOptions& options) {
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
+  if (!context.flags.json) EchoWriteTarget(context.flags, "branch delete", GivenUri(options.uri, context.flags));
   if (Status deleted = (*graph)->BranchDelete(options.name); !deleted.ok()) return context.Fail(deleted);
   context.published = fmt::format("deletion of branch '{}'", options.name);
   PrintBranchDelete(api::wire::BranchDeleteJson(GivenUri(options.uri, context.flags), options.name, (*graph)->actor()),
@@ -201,6 +207,7 @@ int RunBranchMerge(Context& context, const BranchMergeOptions& options) {
   }
   auto graph = OpenForBranchControl(context, options.uri);
   if (!graph.ok()) return context.Fail(graph.status());
+  if (!context.flags.json) EchoWriteTarget(context.flags, "branch merge", GivenUri(options.uri, context.flags));
   api::BranchMergeOptions merge;
   merge.delete_branch = options.delete_branch;
   merge.as_commit = options.as_commit;

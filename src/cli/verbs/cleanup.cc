@@ -70,7 +70,9 @@ std::string PolicyText(const graph::CleanupPolicy& policy) {
 }
 
 int RunCleanup(Context& context, const CleanupOptions& options) {
-  if (Status st = PrepareVerb(&context.flags, "cleanup", {.yes = true}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&context.flags, "cleanup", {.yes = true, .cluster = true}); !st.ok()) {
+    return context.Fail(st);
+  }
   graph::CleanupPolicy policy;
   policy.confirm = options.confirm;
   if (options.keep) {
@@ -89,9 +91,11 @@ int RunCleanup(Context& context, const CleanupOptions& options) {
   }
   // Refused before the graph is opened: a typed error, nothing read.
   if (Status st = graph::ValidateCleanupPolicy(policy); !st.ok()) return context.Fail(st);
-  auto graph = OpenGraph(options.uri, context.flags);
+  auto target = ResolveMaintenanceTarget(options.uri, context.flags);
+  if (!target.ok()) return context.Fail(target.status());
+  auto graph = api::Omnigraph::Open(target->path);
   if (!graph.ok()) return context.Fail(graph.status());
-  const std::string uri = GivenUri(options.uri, context.flags);
+  const std::string uri = target->shown;
   if (policy.confirm) EchoWriteTarget(context.flags, "cleanup", uri);
   auto report = (*graph)->Cleanup(policy);
   if (!report.ok()) return context.Fail(report.status());

@@ -21,7 +21,10 @@ struct LintOptions {
 
 int RunLint(Context& context, const LintOptions& options) {
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "lint", {}); !st.ok()) return context.Fail(st);
+  if (Status st = PrepareVerb(&flags, "lint", {.cluster = true}); !st.ok()) return context.Fail(st);
+  if (flags.cluster_given && !options.schema.empty()) {
+    return context.Fail(UsageError("pass the schema either with --schema or as a graph of --cluster, not both"));
+  }
   auto queries = ReadFile(options.query);
   if (!queries.ok()) return context.Fail(queries.status());
   std::string schema_source, schema_file = options.schema.empty() ? "schema.pg" : options.schema;
@@ -32,14 +35,14 @@ int RunLint(Context& context, const LintOptions& options) {
     schema_source = *source;
     origin = compiler::LintSchemaSource{compiler::LintSchemaSource::Kind::kFile, options.schema};
   } else {
-    auto uri = ResolveUri(options.uri, flags);
-    if (!uri.ok()) return context.Fail(uri.status());
-    auto graph = api::Omnigraph::Open(*uri);
+    auto target = ResolveMaintenanceTarget(options.uri, flags);
+    if (!target.ok()) return context.Fail(target.status());
+    auto graph = api::Omnigraph::Open(target->path);
     if (!graph.ok()) return context.Fail(graph.status());
     auto source = (*graph)->SchemaSource();
     if (!source.ok()) return context.Fail(source.status());
     schema_source = *source;
-    origin = compiler::LintSchemaSource{compiler::LintSchemaSource::Kind::kGraph, *uri};
+    origin = compiler::LintSchemaSource{compiler::LintSchemaSource::Kind::kGraph, target->path};
   }
   auto catalog = compiler::CompileSchema(schema_source, schema_file);
   if (!catalog.ok()) return context.Fail(catalog.status());

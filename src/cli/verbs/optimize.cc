@@ -19,17 +19,17 @@ struct MaintenanceOptions {
 
 int RunOptimize(Context& context, const MaintenanceOptions& options) {
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "optimize", {.actor = true}); !st.ok()) return context.Fail(st);
-  auto uri = ResolveUri(options.uri, flags);
-  if (!uri.ok()) return context.Fail(uri.status());
-  EchoWriteTarget(flags, "optimize", *uri);
-  auto graph = api::Omnigraph::Open(*uri);
+  if (Status st = PrepareVerb(&flags, "optimize", {.actor = true, .cluster = true}); !st.ok()) return context.Fail(st);
+  auto target = ResolveMaintenanceTarget(options.uri, flags);
+  if (!target.ok()) return context.Fail(target.status());
+  EchoWriteTarget(flags, "optimize", target->path);
+  auto graph = api::Omnigraph::Open(target->path);
   if (!graph.ok()) return context.Fail(graph.status());
   if (Status st = SetWriteActor(**graph, flags); !st.ok()) return context.Fail(st);
   auto result = (*graph)->Optimize();
   if (!result.ok()) return context.Fail(result.status());
   if (result->commit) context.published = fmt::format("commit '{}'", result->commit->id);
-  const std::string& given = GivenUri(options.uri, flags);
+  const std::string& given = target->shown;
   if (flags.json) {
     std::cout << api::wire::OptimizeJson(given, *result).dump(2) << "\n";
     return kExitOk;
@@ -52,13 +52,15 @@ int RunOptimize(Context& context, const MaintenanceOptions& options) {
 
 int RunRepair(Context& context, const MaintenanceOptions& options) {
   GlobalFlags& flags = context.flags;
-  if (Status st = PrepareVerb(&flags, "repair", {}); !st.ok()) return context.Fail(st);
-  auto graph = OpenGraph(options.uri, flags);
+  if (Status st = PrepareVerb(&flags, "repair", {.cluster = true}); !st.ok()) return context.Fail(st);
+  auto target = ResolveMaintenanceTarget(options.uri, flags);
+  if (!target.ok()) return context.Fail(target.status());
+  auto graph = api::Omnigraph::Open(target->path);
   if (!graph.ok()) return context.Fail(graph.status());
   auto tables = (*graph)->Repair();
   if (!tables.ok()) return context.Fail(tables.status());
   if (flags.json) {
-    std::cout << api::wire::RepairJson(GivenUri(options.uri, flags), *tables).dump(2) << "\n";
+    std::cout << api::wire::RepairJson(target->shown, *tables).dump(2) << "\n";
     return kExitOk;
   }
   // Foreign drift is reported, never adopted: the exit code stays 0.

@@ -1,8 +1,10 @@
-// `queries list|validate [--config DIR(=.)] [--json]` (surface §5.2,
-// capability `control`; cluster.md §1.3): the stored queries a cluster
-// config directory declares (graphs.<g>.queries), discovered and checked
-// against each graph's desired schema by the same load `cluster validate`
-// runs (cluster/desired.h); nothing in storage is read.
+// `queries list|validate [--config DIR(=.) | --cluster DIR [--graph ID]]
+// [--json]` (surface §5.1, §5.2, capability `control`; cluster.md §1.3):
+// the stored queries a cluster config directory declares
+// (graphs.<g>.queries), discovered and checked against each graph's
+// desired schema by the same load `cluster validate` runs
+// (cluster/desired.h); nothing in storage is read. The global --cluster
+// names the config directory as --config does; --graph keeps one graph.
 //
 // Human output:
 //   list:     <graph>\t<query>\t<file as declared>   one line per query,
@@ -16,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -32,7 +35,7 @@ using OrderedJson = nlohmann::ordered_json;
 // The diagnostics that concern the stored queries: those at a graph's
 // `queries` path, and every one of a load that stopped before the graphs
 // (the config could not be read or parsed).
-cluster::Diagnostics QueryDiagnostics(const cluster::LoadOutcome& outcome) {
+cluster::Diagnostics QueryDiagnostics(const cluster::LoadOutcome& outcome, const std::string& graph) {
   if (!outcome.desired) return outcome.diagnostics;
   cluster::Diagnostics relevant;
   for (const cluster::Diagnostic& diagnostic : outcome.diagnostics) {
@@ -40,7 +43,8 @@ cluster::Diagnostics QueryDiagnostics(const cluster::LoadOutcome& outcome) {
     const size_t queries = path.find(".queries");
     const bool at_queries = path.starts_with("graphs.") && queries != std::string::npos &&
                             (queries + 8 == path.size() || path[queries + 8] == '.');
-    if (at_queries) relevant.push_back(diagnostic);
+    const bool of_graph = graph.empty() || path.starts_with("graphs." + graph + ".");
+    if (at_queries && of_graph) relevant.push_back(diagnostic);
   }
   return relevant;
 }
@@ -77,15 +81,33 @@ void PrintJson(const OrderedJson& json) {
   std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
-Result<cluster::LoadOutcome> LoadQueries(Context& context, std::string_view verb, const std::string& config_dir) {
-  OG_RETURN_IF_ERROR(PrepareVerb(&context.flags, verb, {.store = false}));
-  return cluster::LoadDesiredCluster(config_dir);
+// The config --cluster or --config names, loaded; with --graph, only that
+// graph's queries are kept.
+Result<cluster::LoadOutcome> LoadQueries(Context& context, std::string_view verb, const std::string& config) {
+  OG_RETURN_IF_ERROR(PrepareVerb(&context.flags, verb, {.store = false, .cluster = true}));
+  if (!context.flags.graph.empty() && !context.flags.cluster_given) {
+    return UsageError("--graph selects a graph of a cluster: pass --cluster <dir> with it");
+  }
+  OG_ASSIGN_OR_RETURN(std::string config_dir, ClusterConfigDir(context.flags, config));
+  cluster::LoadOutcome outcome = cluster::LoadDesiredCluster(config_dir);
+  const std::string& graph = context.flags.graph;
+  if (!graph.empty() && outcome.desired) {
+    std::vector<cluster::DesiredGraph>& graphs = outcome.desired->graphs;
+    std::string names;
+    for (const cluster::DesiredGraph& g : graphs) names += (names.empty() ? "" : ", ") + g.id;
+    std::erase_if(graphs, [&](const cluster::DesiredGraph& g) { return g.id != graph; });
+    if (graphs.empty()) {
+      return UsageError(fmt::format("the cluster config '{}' declares no graph '{}' ({})", config_dir, graph,
+                                    names.empty() ? "it declares none" : "graphs: " + names));
+    }
+  }
+  return outcome;
 }
 
 int RunQueriesList(Context& context, const std::string& config_dir) {
   auto outcome = LoadQueries(context, "queries list", config_dir);
   if (!outcome.ok()) return context.Fail(outcome.status());
-  const cluster::Diagnostics diagnostics = QueryDiagnostics(*outcome);
+  const cluster::Diagnostics diagnostics = QueryDiagnostics(*outcome, context.flags.graph);
   if (context.flags.json) {
     PrintJson(QueriesJson(*outcome, diagnostics));
   } else {
@@ -102,7 +124,7 @@ int RunQueriesList(Context& context, const std::string& config_dir) {
 int RunQueriesValidate(Context& context, const std::string& config_dir) {
   auto outcome = LoadQueries(context, "queries validate", config_dir);
   if (!outcome.ok()) return context.Fail(outcome.status());
-  const cluster::Diagnostics diagnostics = QueryDiagnostics(*outcome);
+  const cluster::Diagnostics diagnostics = QueryDiagnostics(*outcome, context.flags.graph);
   const bool ok = outcome->desired && !cluster::HasErrors(diagnostics);
   if (context.flags.json) {
     PrintJson(QueriesJson(*outcome, diagnostics));
@@ -124,7 +146,7 @@ int RunQueriesValidate(Context& context, const std::string& config_dir) {
 void RegisterQueries(CLI::App& app, Context& context) {
   CLI::App* queries = app.add_subcommand("queries", "the stored queries of a cluster config");
   queries->require_subcommand(1);
-  auto config = std::make_shared<std::string>(".");
+  auto config = std::make_shared<std::string>();  // "" when not given: --cluster, else "."
   CLI::App* list = queries->add_subcommand("list", "every stored query a cluster config declares");
   list->add_option("--config", *config, "cluster config directory (holds cluster.yaml)");
   list->callback([&context, config] { context.exit_code = RunQueriesList(context, *config); });
