@@ -109,12 +109,18 @@ def main():
         run([og, "load", "--data", "seed.jsonl", "--mode", "overwrite", "graphs/spike.omni"], cookbook)
 
         env = dict(os.environ, OMNIGRAPH_SERVER_BEARER_TOKENS_JSON=json.dumps(TOKENS))
-        server = subprocess.Popen([ogs, "--cluster", ".", "--bind", "127.0.0.1:0"], cwd=cookbook, env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Its event log goes to a file: a pipe nobody drains would stop the
+        # server once 64 KiB of log lines had filled it.
+        log_path = os.path.join(scratch, "server.log")
+        with open(log_path, "w") as log:
+            server = subprocess.Popen([ogs, "--cluster", ".", "--bind", "127.0.0.1:0"], cwd=cookbook, env=env,
+                                      stdout=subprocess.PIPE, stderr=log, text=True)
         try:
             line = server.stdout.readline().strip()
             if not line.startswith("OMNIGRAPH_LISTEN_ADDR="):
-                fail("the server did not start: " + line + server.stderr.read())
+                server.wait(timeout=10)
+                with open(log_path) as log:
+                    fail("the server did not start: " + line + log.read())
             base = "http://" + line.split("=", 1)[1]
 
             status, body = call(base, "GET", "/graphs", "act-admin")
