@@ -179,6 +179,11 @@ TEST_F(BranchLifecycleTest, ARefusedLoadLeavesNoNewBranchBehind) {
   auto conflict = db().Load(R"({"type":"Person","data":{"name":"Alice","age":5}})", "a.jsonl",
                             api::LoadMode::kAppend, "staging", {}, std::string("main"));
   EXPECT_EQ(conflict.status().code(), ErrorCode::kKeyConflict);
+  // A per-commit ceiling (413) too: 8,193 keyed entities of one type.
+  std::string many;
+  for (int i = 0; i < 8193; ++i) many += R"({"type":"Person","data":{"name":"p)" + std::to_string(i) + R"(","age":1}})" "\n";
+  auto ceiling = db().Load(many, "many.jsonl", api::LoadMode::kMerge, "staging", {}, std::string("main"));
+  EXPECT_EQ(ceiling.status().code(), ErrorCode::kResourceLimitExceeded);
   EXPECT_EQ(Branches(), std::vector<std::string>{"main"});
 }
 

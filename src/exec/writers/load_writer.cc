@@ -29,9 +29,10 @@ Result<LoadOutcome> RunLoad(graph::GraphStore& graph, CatalogCache& catalogs, co
 Status CheckLoad(graph::GraphStore& graph, CatalogCache& catalogs, const LoadRequest& r, std::string_view branch) {
   OG_ASSIGN_OR_RETURN(graph::Snapshot head, graph.Latest(branch));
   OG_ASSIGN_OR_RETURN(auto catalog, catalogs.CatalogFor(head.state()));
-  return PlanLoad(head, *catalog, r.data, r.file_name, r.mode, {}, r.blob_policy ? *r.blob_policy : DenyExternalBlobs(),
-                  r.syntax)
-      .status();
+  OG_ASSIGN_OR_RETURN(LoadPlan plan, PlanLoad(head, *catalog, r.data, r.file_name, r.mode, {},
+                                              r.blob_policy ? *r.blob_policy : DenyExternalBlobs(), r.syntax));
+  // The per-commit ceilings staging applies (413), checked here too.
+  return CheckKeyedWriteBudgets(ToTableChanges(plan.delta));
 }
 
 }  // namespace omnigraph::exec

@@ -44,7 +44,8 @@ Result<LoadOutcome> RunLoad(graph::GraphStore& graph, CatalogCache& catalogs, co
 // Plans `request` against the head of `branch` without writing anything:
 // the check a load onto a branch it is about to fork from `branch` makes
 // first, so that input the load would refuse never leaves a new branch
-// behind. Errors: those of PlanLoad; NotFound (branch_not_found).
+// behind. Errors: those of PlanLoad; ResourceLimitExceeded (the keyed
+// write ceilings of CheckKeyedWriteBudgets); NotFound (branch_not_found).
 Status CheckLoad(graph::GraphStore& graph, CatalogCache& catalogs, const LoadRequest& request,
                  std::string_view branch);
 
