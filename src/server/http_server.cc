@@ -112,9 +112,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnHeader(beast::error_code error) {
     if (error) return Close();
+    // In flight from here: a graceful stop lets a body still uploading
+    // arrive and its request finish (up to kDrainTimeout).
+    BeginResponse();
     const auto& header = parser_->get();
     std::string target(header.target());
     std::string path = target.substr(0, target.find('?'));
+    method_ = std::string(header.method_string());
+    path_ = path;
+    started_ = std::chrono::steady_clock::now();
+    head_request_ = header.method() == http::verb::head;
     Server::RouteTraits traits = owner_.server.TraitsOf(std::string(header.method_string()), path);
     writes_ = traits.writes;
     limit_ = traits.body_limit;
@@ -125,13 +132,13 @@ class Session : public std::enable_shared_from_this<Session> {
       auto request = std::make_shared<HttpRequest>();
       request->method = std::string(header.method_string());
       if (!SplitTarget(target, request.get())) {
-        return SendAndClose(ErrorResponse(400, "malformed percent-escape in the query string", "bad_request"));
+        return Refuse(ErrorResponse(400, "malformed percent-escape in the query string", "bad_request"));
       }
       for (const auto& field : header) request->headers.Add(std::string(field.name_string()), std::string(field.value()));
       asio::post(owner_.read_workers, [self = shared_from_this(), request] {
         auto refusal = self->owner_.server.Preflight(*request);
         asio::post(self->stream_.get_executor(), [self, refusal = std::move(refusal)]() mutable {
-          if (refusal) return self->SendAndClose(std::move(*refusal));
+          if (refusal) return self->Refuse(std::move(*refusal));
           self->AfterPreflight();
         });
       });
@@ -145,7 +152,7 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto& header = parser_->get();
     uint64_t limit = limit_;
     if (parser_->content_length() && *parser_->content_length() > limit) {
-      return SendAndClose(PayloadTooLarge("request_body_bytes", limit, *parser_->content_length()));
+      return Refuse(PayloadTooLarge("request_body_bytes", limit, *parser_->content_length()));
     }
     parser_->body_limit(limit);
     auto expect = header.find(http::field::expect);
@@ -168,7 +175,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnBody(beast::error_code error) {
     if (error == http::error::body_limit) {
-      return SendAndClose(PayloadTooLarge("request_body_bytes", limit_, limit_ + 1));
+      return Refuse(PayloadTooLarge("request_body_bytes", limit_, limit_ + 1));
     }
     if (error) return Close();
     stream_.expires_never();
@@ -176,12 +183,12 @@ class Session : public std::enable_shared_from_this<Session> {
     auto request = std::make_shared<HttpRequest>();
     request->method = std::string(message.method_string());
     if (!SplitTarget(std::string(message.target()), request.get())) {
+      owner_.server.LogRequest(method_, path_, 400, std::nullopt, started_);
       return Send(ErrorResponse(400, "malformed percent-escape in the query string", "bad_request"));
     }
     for (const auto& field : message) request->headers.Add(std::string(field.name_string()), std::string(field.value()));
     request->body = std::move(message.body());
     keep_alive_ = message.keep_alive();
-    BeginResponse();
     asio::thread_pool& workers = writes_ ? owner_.WriteWorkerFor(request->path) : owner_.read_workers;
     asio::post(workers, [self = shared_from_this(), request] {
       HttpResponse response = self->owner_.server.Handle(*request);
@@ -193,6 +200,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void Send(HttpResponse response) {
     if (owner_.stopping) keep_alive_ = false;
+    // A HEAD response never has a body, whatever its status (RFC 9110 §9.3.2).
+    if (head_request_) response.head_only = true;
     if (response.stream && !response.head_only) return SendStream(std::move(response));
     auto message = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(response.status), 11);
     message->set(http::field::content_type, response.content_type);
@@ -212,12 +221,15 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // For a refusal before the body was read (413): the client may still be
-  // sending, and closing a socket with unread input makes the kernel reset
-  // the connection, which can discard the response before the client reads
-  // it. So half-close, then read and discard until the client closes too or
-  // a short timeout passes (RFC 9112 §9.6).
-  void SendAndClose(HttpResponse response) {
+  // A refusal the transport makes before the pipeline runs (body limits, a
+  // malformed target, a preflight's answer): logged, sent, and the
+  // connection closed. The client may still be sending the body, and
+  // closing a socket with unread input makes the kernel reset the
+  // connection, which can discard the response before the client reads it.
+  // So half-close, then read and discard until the client closes too or a
+  // short timeout passes (RFC 9112 §9.6).
+  void Refuse(HttpResponse response) {
+    owner_.server.LogRequest(method_, path_, response.status, std::nullopt, started_);
     keep_alive_ = false;
     linger_ = true;
     Send(std::move(response));
@@ -325,6 +337,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool chunked_ = true;
   bool writes_ = false;
   bool responding_ = false;
+  // The request being answered, for HEAD and for the request log.
+  std::string method_, path_;
+  std::chrono::steady_clock::time_point started_;
+  bool head_request_ = false;
 };
 
 }  // namespace

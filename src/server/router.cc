@@ -83,7 +83,6 @@ RouteMatch Router::Find(std::string_view method, std::string_view path) const {
     match.outcome = RouteMatch::Outcome::kMatched;
     match.route = get_route;
     match.params = std::move(get_params);
-    match.head_of_get = true;
     return match;
   }
   // A literal route shadows a parameter one ("/branches/merge" is not the

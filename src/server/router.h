@@ -51,8 +51,6 @@ struct RouteMatch {
   const Route* route = nullptr;
   std::map<std::string, std::string> params;  // decoded
   std::vector<std::string> allowed_methods;   // for kWrongMethod
-  // A HEAD request matched to the path's GET route: answer without a body.
-  bool head_of_get = false;
 };
 
 class Router {

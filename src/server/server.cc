@@ -234,6 +234,28 @@ std::optional<HttpResponse> Server::Preflight(HttpRequest& request) {
 }
 
 HttpResponse Server::Handle(HttpRequest& request) {
+  auto started = std::chrono::steady_clock::now();
+  std::optional<std::string> actor;
+  HttpResponse response = Dispatch(request, &actor);
+  // A HEAD response never has a body, whatever its status (RFC 9110 §9.3.2).
+  if (request.method == "HEAD") response.head_only = true;
+  LogRequest(request.method, request.path, response.status, actor, started);
+  return response;
+}
+
+void Server::LogRequest(const std::string& method, const std::string& path, int status,
+                        const std::optional<std::string>& actor, std::chrono::steady_clock::time_point started) const {
+  if (!log_.Enabled(LogTarget::kRequest, LogLevel::kDebug)) return;
+  std::chrono::duration<double, std::milli> latency = std::chrono::steady_clock::now() - started;
+  log_.Write(LogTarget::kRequest, LogLevel::kDebug, "request",
+             {{"method", method},
+              {"path", path},
+              {"status", std::to_string(status)},
+              {"actor_id", actor.value_or("")},
+              {"latency_ms", fmt::format("{:.3f}", latency.count())}});
+}
+
+HttpResponse Server::Dispatch(HttpRequest& request, std::optional<std::string>* actor) {
   RouteMatch match = router_.Find(request.method, request.path);
   switch (match.outcome) {
     case RouteMatch::Outcome::kBadPath:
@@ -252,22 +274,12 @@ HttpResponse Server::Handle(HttpRequest& request) {
     case RouteMatch::Outcome::kMatched:
       break;
   }
-  auto started = std::chrono::steady_clock::now();
   Exchange exchange{*this, request, std::move(match.params)};
   HttpResponse response = [&] {
     if (auto refusal = Authenticate(*match.route, exchange)) return *refusal;
     return match.route->handler(exchange);
   }();
-  if (match.head_of_get) response.head_only = true;
-  if (log_.Enabled(LogTarget::kRequest, LogLevel::kDebug)) {
-    std::chrono::duration<double, std::milli> latency = std::chrono::steady_clock::now() - started;
-    log_.Write(LogTarget::kRequest, LogLevel::kDebug, "request",
-               {{"method", request.method},
-                {"path", request.path},
-                {"status", std::to_string(response.status)},
-                {"actor_id", exchange.actor.value_or("")},
-                {"latency_ms", fmt::format("{:.3f}", latency.count())}});
-  }
+  *actor = exchange.actor;
   return response;
 }
 

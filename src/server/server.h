@@ -10,6 +10,7 @@
 //      (400/415), then the engine call.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -72,8 +73,14 @@ class Server {
   // The engine context every served graph reads through.
   api::Engine& engine() { return *engine_; }
 
-  // Runs the whole pipeline for one request. Thread-safe.
+  // Runs the whole pipeline for one request and logs it (`request`,
+  // debug). Thread-safe.
   HttpResponse Handle(HttpRequest& request);
+
+  // The `request` log line for a request answered with `status`, for the
+  // transport's own refusals too (body limits). Thread-safe.
+  void LogRequest(const std::string& method, const std::string& path, int status,
+                  const std::optional<std::string>& actor, std::chrono::steady_clock::time_point started) const;
 
   // What the transport needs to know of the route `method path` would
   // match before it reads the body: its body limit in bytes (enforced while
@@ -105,6 +112,9 @@ class Server {
  private:
   Server() = default;
   void AddRoutes();
+  // Pipeline steps 1 to 4 for `request`; `*actor` is the actor the token
+  // named, when it got that far.
+  HttpResponse Dispatch(HttpRequest& request, std::optional<std::string>* actor);
   // Pipeline steps 2 and 3 for a matched route: bearer auth and graph
   // resolution into `exchange`; the refusal to send, or nullopt.
   std::optional<HttpResponse> Authenticate(const Route& route, Exchange& exchange);

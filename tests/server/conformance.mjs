@@ -456,6 +456,12 @@ async function semanticChecks(opOf) {
 
   // HEAD on a GET route: GET's status and Content-Length, no body; the
   // connection stays usable (a wrong length would desynchronise it).
+  // A refused HEAD has no body either: a body would desynchronise the
+  // connection for the next response.
+  for (const [path, status] of [['/nope', 404], ['/graphs/g1/query', 405]]) {
+    const head = await request(BASE, { method: 'HEAD', path, headers: ADMIN });
+    check.expect(head.status === status && head.body === '', `HEAD ${path}: ${status} without a body (got ${head.status}, ${head.body.length} bytes)`);
+  }
   for (const path of ['/healthz', '/graphs/g1/snapshot', '/graphs/g1/commits']) {
     const get = await request(BASE, { method: 'GET', path, headers: ADMIN });
     const head = await request(BASE, { method: 'HEAD', path, headers: ADMIN });

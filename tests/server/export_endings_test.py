@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How a streamed export ends when the server stops or storage fails
-(spec/server.md §1.1 graceful shutdown, §1.6 export).
+"""How requests end when the server stops, and how a streamed export ends
+when storage fails (spec/server.md §1.1 graceful shutdown, §1.6 export).
 
 Usage: export_endings_test.py OMNIGRAPH_BINARY OMNIGRAPH_SERVER_BINARY
 
@@ -8,15 +8,20 @@ Usage: export_endings_test.py OMNIGRAPH_BINARY OMNIGRAPH_SERVER_BINARY
    server gets SIGTERM, then the client reads on. The server accepts no new
    connection, but the export already under way is sent whole (its last
    chunk included, every row there), and then the server exits with 0.
-2. Failure after 200: a client reads the first 64 KiB of an export, then the
+2. Graceful stop during an upload: a client sends a /load request's header
+   and half its body, the server gets SIGTERM, then the client sends the
+   rest. The load is answered 200 and committed, then the server exits 0.
+3. Failure after 200: a client reads the first 64 KiB of an export, then the
    node tables' files are moved away. The tables still to be scanned cannot
    be read, so the body must end without its last chunk: the client sees a
    truncated body, not a short export that looks complete. The server keeps
    serving, and with the files back a full export is whole again.
 """
+import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -107,6 +112,46 @@ def graceful_stop(ogs, root):
             server.wait()
 
 
+def graceful_stop_during_upload(og, ogs, root):
+    server, host, port = stall.start_server(ogs, root)
+    try:
+        record = json.dumps({"type": "Doc0", "data": {"name": "uploaded", "body": "x" * 1000}})
+        body = json.dumps({"branch": "main", "mode": "merge", "data": record + "\n" + " " * (1 << 20)}).encode()
+        conn = socket.create_connection((host, port))
+        conn.settimeout(30)
+        conn.sendall(b"POST /graphs/g1/load HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body[:len(body) // 2])
+        time.sleep(0.5)
+        server.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        conn.sendall(body[len(body) // 2:])
+        response = bytearray()
+        while True:
+            chunk = conn.recv(1 << 16)
+            if not chunk:
+                break
+            response += chunk
+        conn.close()
+        if not response.startswith(b"HTTP/1.1 200"):
+            fail(f"a load uploading during the stop answered {bytes(response[:200])!r}")
+        try:
+            code = server.wait(timeout=15)
+        except Exception:
+            fail("the server did not exit after the upload's request ended")
+        if code != 0:
+            fail(f"the server exited with {code} after a graceful stop")
+        query = subprocess.run([og, "query", "--store", os.path.join(root, "graphs", "g1.omni"), "-e",
+                                'query q() { match { $d: Doc0 { name: "uploaded" } } return { $d.name } }',
+                                "--format", "jsonl"], capture_output=True, text=True)
+        if query.stdout.strip().splitlines()[-1:] != ['{"d.name":"uploaded"}']:
+            fail(f"the load answered during the stop is not in the graph: {query.stdout!r} {query.stderr!r}")
+        print("graceful stop during an upload: the load was answered 200 and committed; exit 0")
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
 def failure_after_200(ogs, root):
     server, host, port = stall.start_server(ogs, root)
     nodes = os.path.join(root, "graphs", "g1.omni", "nodes")
@@ -142,6 +187,7 @@ def main():
         stall.make_cluster(og, root)
         graceful_stop(ogs, root)
         failure_after_200(ogs, root)
+        graceful_stop_during_upload(og, ogs, root)  # last: it adds a row
     print("PASS")
 
 

@@ -210,7 +210,15 @@ TEST_F(ServerTest, HeadAnswersEveryGetRouteWithoutABody) {
   EXPECT_EQ(put.headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "GET, HEAD"}}));
   HttpResponse head_of_post = Call("HEAD", "/graphs/g1/query", "tok-r");
   EXPECT_EQ(head_of_post.status, 405);
+  EXPECT_TRUE(head_of_post.head_only);
   EXPECT_EQ(head_of_post.headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "POST"}}));
+  // Refusals before any route ran have no body either.
+  HttpResponse unknown = Call("HEAD", "/nope", "");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_TRUE(unknown.head_only);
+  HttpResponse bad_path = Call("HEAD", "/graphs/%zz/snapshot", "tok-a");
+  EXPECT_EQ(bad_path.status, 400);
+  EXPECT_TRUE(bad_path.head_only);
 }
 
 TEST_F(ServerTest, BodiesNestedDeeperThanTheLoaderAdmitsAreRefusedWhileParsed) {
@@ -249,7 +257,9 @@ TEST_F(ServerTest, PolicyDecisionsAndRequestsAreLoggedAsTheFilterSays) {
   server_->log().set_sink([&lines](std::string_view line) { lines.emplace_back(line); });
   ASSERT_EQ(Call("POST", "/graphs/g1/query", "tok-r", Query("dev")).status, 200);
   ASSERT_EQ(Call("POST", "/graphs/g1/query", "tok-r", Query("main")).status, 403);
-  ASSERT_EQ(lines.size(), 4u);
+  ASSERT_EQ(Call("GET", "/nope", "").status, 404);
+  ASSERT_EQ(Call("DELETE", "/healthz", "").status, 405);
+  ASSERT_EQ(lines.size(), 6u);
   // "<time> LEVEL target: message fields", the time RFC 3339 UTC in ms.
   const std::regex time(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z )");
   for (const std::string& line : lines) EXPECT_TRUE(std::regex_search(line, time)) << line;
@@ -264,6 +274,9 @@ TEST_F(ServerTest, PolicyDecisionsAndRequestsAreLoggedAsTheFilterSays) {
             "INFO policy: policy decision actor_id=reader action=read branch=main target_branch= allowed=false "
             "matched_rule_id=\n");
   EXPECT_TRUE(rest(lines[3]).starts_with("DEBUG request: request method=POST path=/graphs/g1/query status=403"));
+  // Requests no route answers are logged as well.
+  EXPECT_TRUE(rest(lines[4]).starts_with("DEBUG request: request method=GET path=/nope status=404 actor_id= "));
+  EXPECT_TRUE(rest(lines[5]).starts_with("DEBUG request: request method=DELETE path=/healthz status=405 actor_id= "));
 }
 
 TEST_F(ServerTest, ALogFilterItCannotReadIsAWarningAndTheLogStaysAtInfo) {
