@@ -4,6 +4,7 @@
 #include <chrono>
 #include <future>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -340,17 +341,29 @@ std::optional<HttpResponse> JsonBody(const Exchange& exchange, nlohmann::json* b
   struct TooDeep {};
   // `depth` counts the arrays and objects around the one starting, so at
   // most kMaxJsonDepth levels of them, the body's own object included.
-  auto depth_guard = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
+  // A field named twice is refused rather than read as its last value
+  // (the reading a client meant is unknowable), as upstream's serde does.
+  struct Repeated {
+    std::string field;
+  };
+  std::set<std::string> fields;
+  auto guard = [&fields](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
     bool starts = event == nlohmann::json::parse_event_t::object_start ||
                   event == nlohmann::json::parse_event_t::array_start;
     if (starts && depth >= static_cast<int>(exec::kMaxJsonDepth)) throw TooDeep{};
+    if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
+        !fields.insert(parsed.get<std::string>()).second) {
+      throw Repeated{parsed.get<std::string>()};
+    }
     return true;
   };
   try {
-    *body = nlohmann::json::parse(text, depth_guard);
+    *body = nlohmann::json::parse(text, guard);
   } catch (const nlohmann::json::parse_error& error) {
     // The parser's message names the byte, line and column at fault.
     return ErrorResponse(400, std::string("the request body is not valid JSON: ") + error.what(), "bad_request");
+  } catch (const Repeated& repeated) {
+    return ErrorResponse(400, "the request body names field '" + repeated.field + "' twice", "bad_request");
   } catch (const TooDeep&) {
     return ErrorResponse(400,
                          "the request body nests arrays and objects deeper than " +

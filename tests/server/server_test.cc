@@ -221,6 +221,25 @@ TEST_F(ServerTest, HeadAnswersEveryGetRouteWithoutABody) {
   EXPECT_TRUE(bad_path.head_only);
 }
 
+TEST_F(ServerTest, ABodyNamingAFieldTwiceIsRefused) {
+  Boot();
+  HttpRequest request;
+  request.method = "POST";
+  ASSERT_TRUE(server::SplitTarget("/graphs/g1/load", &request));
+  request.headers.Add("Authorization", "Bearer tok-a");
+  request.headers.Add("Content-Type", "application/json");
+  request.body = R"({"branch":"dev","data":"","data":"{\"type\":\"Doc\",\"data\":{\"slug\":\"twice\",\"body\":\"x\"}}"})";
+  HttpResponse refused = server_->Handle(request);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(Body(refused), (json{{"error", "the request body names field 'data' twice"}, {"code", "bad_request"}}));
+  EXPECT_EQ(Slugs("dev"), (std::vector<std::string>{"d1"}));
+  // Nested objects may repeat a field name of the body's own object.
+  EXPECT_EQ(Call("POST", "/graphs/g1/query", "tok-a", json{{"query", "query docs() { match { $d: Doc } return { $d.slug } }"},
+                                                        {"params", {{"query", 1}}}})
+                .status,
+            200);
+}
+
 TEST_F(ServerTest, BodiesNestedDeeperThanTheLoaderAdmitsAreRefusedWhileParsed) {
   Boot();
   auto nested = [](size_t levels) {
