@@ -213,6 +213,18 @@ TEST_F(ClusterAddressingCliTest, PolicyReadsTheClusterBundles) {
   EXPECT_EQ(misbound.err,
             "error: ./server.policy.yaml:6:49: policy rule 'read' grants the per-graph action 'read', which a "
             "cluster-bound bundle cannot grant\n");
+  // Its binding is checked even when the bundle has other errors: all show at once.
+  std::string version_two(kGraphPolicy);
+  version_two.replace(version_two.find("version: 1"), 10, "version: 2");
+  Write("cfg/server.policy.yaml", version_two);
+  CliRun every = InCluster("policy validate --cluster . --json");
+  EXPECT_EQ(every.rc, 1);
+  nlohmann::ordered_json report = nlohmann::ordered_json::parse(every.out)["bundles"][1];
+  EXPECT_EQ(report["binding"], "cluster");
+  ASSERT_EQ(report["errors"].size(), 2u) << report.dump();
+  EXPECT_EQ(report["errors"][1]["message"],
+            "./server.policy.yaml:6:49: policy rule 'read' grants the per-graph action 'read', which a "
+            "cluster-bound bundle cannot grant");
 }
 
 }  // namespace cluster_addressing_cli_test

@@ -98,12 +98,19 @@ BundleReport CheckBundleSource(const BundleSource& source) {
   policy::BundleCheck check = policy::CheckBundle(*text, source.file);
   report.bundle = std::move(check.bundle);
   report.errors = std::move(check.errors);
-  if (!report.errors.empty()) return report;
-  policy::Binding binding = source.binding.value_or(policy::Binding::kGraph);
-  std::vector<Status> binding_errors = source.binding ? policy::BindingErrors(report.bundle, binding)
-                                                      : policy::InferredBindingErrors(report.bundle, &binding);
+  if (source.binding) {
+    // A declared binding is checked against what was read even when the
+    // bundle has other errors, so every error shows at once.
+    report.binding = source.binding;
+    for (Status& error : policy::BindingErrors(report.bundle, *source.binding)) {
+      report.errors.push_back(std::move(error));
+    }
+    return report;
+  }
+  if (!report.errors.empty()) return report;  // a binding is inferred from a whole bundle only
+  policy::Binding binding = policy::Binding::kGraph;
+  report.errors = policy::InferredBindingErrors(report.bundle, &binding);
   report.binding = binding;
-  report.errors = std::move(binding_errors);
   return report;
 }
 
