@@ -4,6 +4,7 @@
 // the root the cluster's applied state records, and print exactly what
 // the same verb prints given that root; `queries` and `policy` read the
 // cluster config directory. Every other verb still refuses the flag.
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -124,6 +125,14 @@ TEST_F(ClusterAddressingCliTest, ClusterAddressingErrors) {
   CliRun schema = InCluster("lint --cluster . --query queries/people.gq --schema people.pg");
   EXPECT_EQ(schema.rc, 2);
   EXPECT_EQ(schema.err, "error: pass the schema either with --schema or as a graph of --cluster, not both\n");
+
+  // A config that does not load is one line, its diagnostics joined.
+  CliRun no_config = InCluster("policy validate --cluster nowhere");
+  EXPECT_EQ(no_config.rc, 1);
+  EXPECT_TRUE(no_config.err.starts_with("error: cannot load the cluster config '")) << no_config.err;
+  EXPECT_NE(no_config.err.find("': ERROR config_dir_not_found "), std::string::npos) << no_config.err;
+  EXPECT_EQ(std::count(no_config.err.begin(), no_config.err.end(), '\n'), 1) << no_config.err;
+  EXPECT_EQ(no_config.err.find("\\x0A"), std::string::npos) << no_config.err;
 
   std::filesystem::create_directories(std::filesystem::path(dir_.path()) / "empty");
   CliRun no_ledger = Run("optimize --cluster empty");

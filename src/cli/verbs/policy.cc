@@ -162,9 +162,13 @@ Result<std::vector<BundleSource>> ClusterBundles(const GlobalFlags& flags) {
   OG_ASSIGN_OR_RETURN(std::string config_dir, ClusterConfigDir(flags, ""));
   const cluster::LoadOutcome outcome = cluster::LoadDesiredCluster(config_dir);
   if (!outcome.desired) {
+    // One line: error messages are printed with control characters escaped.
     std::string message = fmt::format("cannot load the cluster config '{}':", config_dir);
+    const char* separator = " ";
     for (const cluster::Diagnostic& d : outcome.diagnostics) {
-      if (d.severity == cluster::Severity::kError) message += "\n  " + cluster::FormatDiagnostic(d);
+      if (d.severity != cluster::Severity::kError) continue;
+      message += separator + cluster::FormatDiagnostic(d);
+      separator = "; ";
     }
     return InvalidArgument(std::move(message));
   }
