@@ -168,7 +168,7 @@ TEST_F(ClusterAddressingCliTest, QueriesReadTheClusterConfig) {
   EXPECT_EQ(validate.out, "queries valid: 1 query across 1 graph(s)\n");
 
   CliRun unknown = InCluster("queries list --cluster . --graph nope");
-  EXPECT_EQ(unknown.rc, 2);
+  EXPECT_EQ(unknown.rc, 1);
   EXPECT_EQ(unknown.err, "error: the cluster config '.' declares no graph 'nope' (graphs: knowledge)\n");
   CliRun graph_alone = InCluster("queries list --graph knowledge");
   EXPECT_EQ(graph_alone.rc, 2);

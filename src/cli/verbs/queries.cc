@@ -97,7 +97,9 @@ Result<cluster::LoadOutcome> LoadQueries(Context& context, std::string_view verb
     for (const cluster::DesiredGraph& g : graphs) names += (names.empty() ? "" : ", ") + g.id;
     std::erase_if(graphs, [&](const cluster::DesiredGraph& g) { return g.id != graph; });
     if (graphs.empty()) {
-      return UsageError(fmt::format("the cluster config '{}' declares no graph '{}' ({})", config_dir, graph,
+      // Not a usage error: the command is well formed and the graph absent
+      // (exit 1, as `repair --cluster . --graph <unknown>`).
+      return NotFound(fmt::format("the cluster config '{}' declares no graph '{}' ({})", config_dir, graph,
                                     names.empty() ? "it declares none" : "graphs: " + names));
     }
   }
