@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <set>
@@ -402,24 +403,36 @@ class ProjectParser {
   ProjectConfig config_;
 };
 
-}  // namespace
-
-Result<ProjectConfig> ParseProjectConfig(std::string_view text, std::string_view path) {
+// Loads `text` (the file `path`) as YAML and hands its root to `parse`.
+// yaml-cpp's exceptions become InvalidArgument "<path>:<line>:<column>:
+// <what>": a syntax error, nesting too deep (yaml-cpp's own message for
+// that is "bad file"), or, while `parse` runs, a key that is not a scalar.
+template <typename Parsed>
+Result<Parsed> ParseYamlDocument(std::string_view text, std::string_view path,
+                                 const std::function<Result<Parsed>(const YAML::Node&)>& parse) {
+  auto at = [&](const YAML::Mark& mark, std::string_view what) {
+    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, mark.line + 1, mark.column + 1, what));
+  };
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::DeepRecursion& e) {
-    return InvalidArgument(
-        fmt::format("{}:{}:{}: nested too deeply for the YAML parser", path, e.mark.line + 1, e.mark.column + 1));
+    return at(e.mark, "nested too deeply for the YAML parser");
   } catch (const YAML::Exception& e) {
     if (e.mark.is_null()) return InvalidArgument(fmt::format("{}: {}", path, e.msg));
-    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+    return at(e.mark, e.msg);
   }
   try {
-    return ProjectParser(path).Parse(root);
+    return parse(root);
   } catch (const YAML::Exception& e) {
-    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+    return at(e.mark, e.msg);
   }
+}
+
+}  // namespace
+
+Result<ProjectConfig> ParseProjectConfig(std::string_view text, std::string_view path) {
+  return ParseYamlDocument<ProjectConfig>(text, path, [&](const YAML::Node& root) { return ProjectParser(path).Parse(root); });
 }
 
 Result<ProjectConfig> LoadProjectConfig(const std::string& directory) {
@@ -443,23 +456,7 @@ std::string OperatorConfigPath(const char* omnigraph_home, const char* home) {
 }
 
 Result<OperatorConfig> ParseOperatorConfig(std::string_view text, std::string_view path) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::DeepRecursion& e) {
-    // yaml-cpp's own message for this is "bad file".
-    return InvalidArgument(
-        fmt::format("{}:{}:{}: nested too deeply for the YAML parser", path, e.mark.line + 1, e.mark.column + 1));
-  } catch (const YAML::Exception& e) {
-    if (e.mark.is_null()) return InvalidArgument(fmt::format("{}: {}", path, e.msg));
-    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
-  try {
-    return Parser(path).Parse(root);
-  } catch (const YAML::Exception& e) {
-    // A key that is not a scalar (a map or list used as a key).
-    return InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
-  }
+  return ParseYamlDocument<OperatorConfig>(text, path, [&](const YAML::Node& root) { return Parser(path).Parse(root); });
 }
 
 Result<OperatorConfig> LoadOperatorConfig() {
