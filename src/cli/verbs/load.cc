@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -77,28 +78,40 @@ void PrintLoad(const nlohmann::ordered_json& report, bool json) {
                            Member(report, "nodes").size(), Member(report, "edges").size());
 }
 
+// The served half of `load` and `ingest`: opens the server's graph, reads
+// the file, asks for --yes before an overwrite (destructive on a server,
+// §5.1), echoes the target (`verb`), sends the file with `send` and records
+// the published commit on `context`. Errors: those of RemoteGraph::Open,
+// ReadFile, ConfirmDestructive and `send`.
+Result<nlohmann::ordered_json> LoadServed(
+    Context& context, std::string_view verb, const std::string& uri, const std::string& data_path,
+    const std::string& mode,
+    const std::function<Result<nlohmann::ordered_json>(remote::RemoteGraph&, const std::string&)>& send) {
+  GlobalFlags& flags = context.flags;
+  OG_ASSIGN_OR_RETURN(remote::RemoteGraph graph, remote::RemoteGraph::Open(flags, uri));
+  OG_ASSIGN_OR_RETURN(std::string data, ReadFile(data_path));
+  if (mode == "overwrite") {
+    OG_RETURN_IF_ERROR(ConfirmDestructive(flags, fmt::format("{} --mode overwrite", verb), graph.url()));
+  }
+  EchoWriteTarget(flags, std::string(verb), graph.url(), /*served=*/true);
+  auto report = send(graph, data);
+  if (report.ok() && Member(*report, "commit").is_object()) {
+    context.published = fmt::format("commit '{}'", Text(Member(*report, "commit"), "graph_commit_id"));
+  }
+  return report;
+}
+
 // The load on a server (§5.1): POST /load/ndjson with the file as the
 // body; an overwrite is destructive there and needs --yes.
 int RunServedLoad(Context& context, const LoadOptions& options) {
-  GlobalFlags& flags = context.flags;
-  auto graph = remote::RemoteGraph::Open(flags, options.uri);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto data = ReadFile(options.data);
-  if (!data.ok()) return context.Fail(data.status());
-  if (options.mode == "overwrite") {
-    if (Status st = ConfirmDestructive(flags, "load --mode overwrite", graph->url()); !st.ok()) {
-      return context.Fail(st);
-    }
-  }
-  EchoWriteTarget(flags, "load", graph->url(), /*served=*/true);
   std::optional<std::string> from;
   if (!options.from.empty()) from = options.from;
-  auto report = graph->Load(*data, options.mode, options.branch, from);
+  auto report = LoadServed(context, "load", options.uri, options.data, options.mode,
+                           [&](remote::RemoteGraph& graph, const std::string& data) {
+                             return graph.Load(data, options.mode, options.branch, from);
+                           });
   if (!report.ok()) return context.Fail(remote::WithSourceName(report.status(), options.data, "<request body>"));
-  if (Member(*report, "commit").is_object()) {
-    context.published = fmt::format("commit '{}'", Text(Member(*report, "commit"), "graph_commit_id"));
-  }
-  PrintLoad(*report, flags.json);
+  PrintLoad(*report, context.flags.json);
   return kExitOk;
 }
 
@@ -178,23 +191,12 @@ void PrintIngest(const nlohmann::ordered_json& report, const std::string& base, 
 
 // The ingest on a server: POST /ingest with the JSON envelope.
 int RunServedIngest(Context& context, const IngestOptions& options) {
-  GlobalFlags& flags = context.flags;
-  auto graph = remote::RemoteGraph::Open(flags, options.uri);
-  if (!graph.ok()) return context.Fail(graph.status());
-  auto data = ReadFile(options.data);
-  if (!data.ok()) return context.Fail(data.status());
-  if (options.mode == "overwrite") {
-    if (Status st = ConfirmDestructive(flags, "ingest --mode overwrite", graph->url()); !st.ok()) {
-      return context.Fail(st);
-    }
-  }
-  EchoWriteTarget(flags, "ingest", graph->url(), /*served=*/true);
-  auto report = graph->Ingest(*data, options.mode, options.branch, options.from);
+  auto report = LoadServed(context, "ingest", options.uri, options.data, options.mode,
+                           [&](remote::RemoteGraph& graph, const std::string& data) {
+                             return graph.Ingest(data, options.mode, options.branch, options.from);
+                           });
   if (!report.ok()) return context.Fail(report.status());
-  if (Member(*report, "commit").is_object()) {
-    context.published = fmt::format("commit '{}'", Text(Member(*report, "commit"), "graph_commit_id"));
-  }
-  PrintIngest(*report, options.from, flags.json);
+  PrintIngest(*report, options.from, context.flags.json);
   return kExitOk;
 }
 
