@@ -122,7 +122,7 @@ class Session : public std::enable_shared_from_this<Session> {
     path_ = path;
     started_ = std::chrono::steady_clock::now();
     head_request_ = header.method() == http::verb::head;
-    Server::RouteTraits traits = owner_.server.TraitsOf(std::string(header.method_string()), path);
+    Server::RouteTraits traits = owner_.server.TraitsOf(method_, path);
     writes_ = traits.writes;
     limit_ = traits.body_limit;
     keep_alive_ = header.keep_alive();
@@ -130,7 +130,7 @@ class Session : public std::enable_shared_from_this<Session> {
       // Auth and policy answer before the body is read (and before its
       // limit applies): run them on a worker, then go on or refuse.
       auto request = std::make_shared<HttpRequest>();
-      request->method = std::string(header.method_string());
+      request->method = method_;
       if (!SplitTarget(target, request.get())) {
         return Refuse(ErrorResponse(400, "malformed percent-escape in the query string", "bad_request"));
       }
@@ -181,7 +181,7 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_.expires_never();
     auto message = parser_->release();
     auto request = std::make_shared<HttpRequest>();
-    request->method = std::string(message.method_string());
+    request->method = method_;
     if (!SplitTarget(std::string(message.target()), request.get())) {
       owner_.server.LogRequest(method_, path_, 400, std::nullopt, started_);
       return Send(ErrorResponse(400, "malformed percent-escape in the query string", "bad_request"));
