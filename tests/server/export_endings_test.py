@@ -83,6 +83,16 @@ def read_rest(conn, received):
         position = end + 2 + size + 2
 
 
+def expect_clean_exit(server, after):
+    """The stopping server exits 0 within 15 s, once `after` happened."""
+    try:
+        code = server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        fail(f"the server did not exit after {after}")
+    if code != 0:
+        fail(f"the server exited with {code} after a graceful stop")
+
+
 def graceful_stop(ogs, root):
     server, host, port = stall.start_server(ogs, root)
     try:
@@ -99,12 +109,7 @@ def graceful_stop(ogs, root):
             fail(f"the stop cut the export under way after {len(body)} bytes")
         if body.count(b"\n") != ROWS:
             fail(f"the export sent during the stop has {body.count(stall.NEWLINE)} rows, expected {ROWS}")
-        try:
-            code = server.wait(timeout=15)
-        except Exception:
-            fail("the server did not exit after its last export ended")
-        if code != 0:
-            fail(f"the server exited with {code} after a graceful stop")
+        expect_clean_exit(server, "its last export ended")
         print(f"graceful stop: the export under way ended whole ({len(body)} bytes, {ROWS} rows); exit 0")
     finally:
         if server.poll() is None:
@@ -134,12 +139,7 @@ def graceful_stop_during_upload(og, ogs, root):
         conn.close()
         if not response.startswith(b"HTTP/1.1 200"):
             fail(f"a load uploading during the stop answered {bytes(response[:200])!r}")
-        try:
-            code = server.wait(timeout=15)
-        except Exception:
-            fail("the server did not exit after the upload's request ended")
-        if code != 0:
-            fail(f"the server exited with {code} after a graceful stop")
+        expect_clean_exit(server, "the upload's request ended")
         query = subprocess.run([og, "query", "--store", os.path.join(root, "graphs", "g1.omni"), "-e",
                                 'query q() { match { $d: Doc0 { name: "uploaded" } } return { $d.name } }',
                                 "--format", "jsonl"], capture_output=True, text=True)
